@@ -1,0 +1,28 @@
+# Installation and the find_package(softgrad) package config.
+include(CMakePackageConfigHelpers)
+
+install(DIRECTORY include/softgrad DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+install(FILES "${SOFTGRAD_GENERATED_INCLUDE}/softgrad/config.hpp"
+        DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/softgrad)
+install(DIRECTORY materials/ DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/softgrad/materials
+        FILES_MATCHING PATTERN "*.hpp")
+install(DIRECTORY solvers/ DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/softgrad/solvers
+        FILES_MATCHING PATTERN "*.hpp")
+
+install(TARGETS softgrad softgrad_headers softgrad_core softgrad_materials softgrad_solvers
+        EXPORT softgradTargets
+        ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
+        LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
+        RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+install(EXPORT softgradTargets NAMESPACE softgrad::
+        DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/softgrad)
+
+configure_package_config_file(cmake/softgradConfig.cmake.in
+  "${PROJECT_BINARY_DIR}/softgradConfig.cmake"
+  INSTALL_DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/softgrad)
+write_basic_package_version_file("${PROJECT_BINARY_DIR}/softgradConfigVersion.cmake"
+  COMPATIBILITY SameMinorVersion)
+install(FILES "${PROJECT_BINARY_DIR}/softgradConfig.cmake"
+              "${PROJECT_BINARY_DIR}/softgradConfigVersion.cmake"
+              cmake/FindCHOLMOD.cmake
+        DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/softgrad)

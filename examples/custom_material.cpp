@@ -1,0 +1,58 @@
+// A material that is not in the library, written in this file and used without touching the
+// library: a compressible Yeoh solid. softgrad differentiates the ten lines of psi for us.
+//
+//   psi(F) = C1 (I1b - 3) + C2 (I1b - 3)^2 + C3 (I1b - 3)^3 + kappa/2 (J - 1)^2,
+//   I1b = J^{-2/3} tr(F^T F)  (3D; plane strain in 2D with F_33 = 1).
+#include <cmath>
+#include <cstdio>
+
+#include "softgrad/hyperelastic_model.hpp"
+
+struct Yeoh {
+  static constexpr const char* kName = "yeoh";
+  static constexpr softgrad::ParamInfo kParams[] = {
+      {"c1", "Pa", 0.0, softgrad::kInfinity, false, false, 1e5, "linear term"},
+      {"c2", "Pa", 0.0, softgrad::kInfinity, true, false, 1e4, "quadratic term"},
+      {"c3", "Pa", 0.0, softgrad::kInfinity, true, false, 1e3, "cubic term"},
+      {"kappa", "Pa", 0.0, softgrad::kInfinity, false, false, 1e7, "bulk modulus"}};
+  static constexpr bool kAllowsInversion = false;  // J^{-2/3} needs J > 0
+
+  template <class T, class P, int d>
+  SOFTGRAD_HD static T psi(const softgrad::Mat<T, d, d>& F, const P* p) {
+    using std::pow;
+    const T J = det(F);
+    const T i1 = pow(J, -2.0 / 3.0) * (squared_norm(F) + double(3 - d)) - 3.0;
+    const T dJ = J - 1.0;
+    return p[0] * i1 + p[1] * i1 * i1 + p[2] * i1 * i1 * i1 + 0.5 * p[3] * dJ * dJ;
+  }
+};
+
+int main() {
+  softgrad::register_material<Yeoh>();
+  const auto model = softgrad::find_material("yeoh");
+  const double p[4] = {1e5, 1e4, 1e3, 1e7};
+
+  // Uniaxial stretch with the lateral contraction that keeps the volume: P_11 against stretch.
+  std::printf("material '%s': uniaxial, volume-preserving stretch\n", model->name().c_str());
+  std::printf("%10s %16s %16s %12s\n", "stretch", "psi [J/m^3]", "P_11 [Pa]", "FD error");
+  for (double s = 0.8; s <= 1.61; s += 0.2) {
+    const double c = 1.0 / std::sqrt(s);
+    const double F[9] = {s, 0, 0, 0, c, 0, 0, 0, c};
+    double psi = 0.0, P[9], Fp[9], Fm[9];
+    model->density(3, F, p, psi);
+    model->stress(3, F, p, P);
+    // Check the AD stress against a central difference of psi along F_11 (relative to c1).
+    const double h = 1e-6;
+    std::copy(F, F + 9, Fp);
+    std::copy(F, F + 9, Fm);
+    Fp[0] += h;
+    Fm[0] -= h;
+    double psi_p = 0.0, psi_m = 0.0;
+    model->density(3, Fp, p, psi_p);
+    model->density(3, Fm, p, psi_m);
+    const double fd = (psi_p - psi_m) / (2 * h);
+    std::printf("%10.2f %16.6g %16.6g %12.2e\n", s, psi, P[0],
+                std::abs(P[0] - fd) / std::max(std::abs(P[0]), p[0]));
+  }
+  return 0;
+}

@@ -1,0 +1,180 @@
+/// @file derivatives.hpp
+/// Every derivative the simulator and the adjoint need, from ONE templated element energy
+///
+///     E(x; p):   x in R^N (the element's vertex positions), p in R^M (its parameters).
+///
+/// The energy is any callable `f(const T* x, const P* p) -> T` that is generic in T (the
+/// position scalar) and P (the parameter scalar; either double or T), e.g. a generic lambda.
+///
+/// How (and why this is the fast choice): a reverse sweep over a stack tape gives the gradient
+/// of the scalar energy with respect to all inputs at once. For second derivatives the same
+/// tape is recorded over dual numbers (forward-over-reverse): with L tangent lanes one forward
+/// pass plus one reverse sweep yields L Hessian-vector products. The dense N x N Hessian uses
+/// L = N lanes, i.e. O(ops * N) work, against O(ops * N^2) for forward-mode dense Hessians
+/// (hyper-duals/TinyAD) and N separate sweeps for scalar forward-over-reverse. Hessian-vector
+/// products and mixed parameter products use L = 1 and never form the Hessian.
+///
+/// All functions are allocation-free and exception-free (device-compatible). If the energy
+/// needs more than `Cap` tape nodes, the derivatives come back as NaN and `ok` is false.
+#pragma once
+
+#include <limits>
+
+#include "softgrad/ad/tape.hpp"
+
+namespace softgrad::ad {
+
+/// Tape nodes per evaluation unless an energy asks for more.
+inline constexpr int kDefaultTapeCapacity = 256;
+
+namespace detail {
+SOFTGRAD_HD inline double quiet_nan() { return std::numeric_limits<double>::quiet_NaN(); }
+SOFTGRAD_HD inline double infinity() { return std::numeric_limits<double>::infinity(); }
+}  // namespace detail
+
+/// E(x; p) with plain doubles.
+template <int N, int M, class Fn>
+SOFTGRAD_HD double value(const Fn& f, const double* x, const double* p) {
+  return f(x, p);
+}
+
+/// Value and gradient g = dE/dx (N entries). Returns false if the tape overflowed.
+template <int N, int M, int Cap = kDefaultTapeCapacity, class Fn>
+SOFTGRAD_HD bool gradient(const Fn& f, const double* x, const double* p, double& value, double* g) {
+  Node<double> nodes[Cap];
+  Tape<double> tape(nodes, Cap);
+  Var<double> xv[N];
+  for (int i = 0; i < N; ++i) xv[i] = tape.input(x[i]);
+  const Var<double> e = f(static_cast<const Var<double>*>(xv), p);
+  value = e.val;
+  if (tape.overflowed() || !e.tape) {
+    // No tape on the output means E does not depend on x: the gradient is zero.
+    for (int i = 0; i < N; ++i) g[i] = tape.overflowed() ? detail::quiet_nan() : 0.0;
+    return !tape.overflowed();
+  }
+  tape.reverse(e.idx);
+  for (int i = 0; i < N; ++i) g[i] = tape.adjoint(xv[i].idx);
+  return true;
+}
+
+/// Value, gradient and the dense Hessian H (N x N, row-major, symmetric).
+template <int N, int M, int Cap = kDefaultTapeCapacity, class Fn>
+SOFTGRAD_HD bool hessian(const Fn& f, const double* x, const double* p, double& value, double* g,
+                         double* H) {
+  using R = Dual<N>;
+  Node<R> nodes[Cap];
+  Tape<R> tape(nodes, Cap);
+  Var<R> xv[N];
+  for (int i = 0; i < N; ++i) {
+    R seed(x[i]);
+    seed.t[i] = 1.0;
+    xv[i] = tape.input(seed);
+  }
+  const Var<R> e = f(static_cast<const Var<R>*>(xv), p);
+  value = e.val.v;
+  if (tape.overflowed() || !e.tape) {
+    const double fill = tape.overflowed() ? detail::quiet_nan() : 0.0;
+    for (int i = 0; i < N; ++i) g[i] = fill;
+    for (int i = 0; i < N * N; ++i) H[i] = fill;
+    return !tape.overflowed();
+  }
+  tape.reverse(e.idx);
+  for (int i = 0; i < N; ++i) {
+    const R& a = tape.adjoint(xv[i].idx);
+    g[i] = a.v;
+    for (int k = 0; k < N; ++k) H[i * N + k] = a.t[k];
+  }
+  // Exact arithmetic gives a symmetric matrix; remove the rounding asymmetry.
+  for (int i = 0; i < N; ++i)
+    for (int k = i + 1; k < N; ++k) {
+      const double s = 0.5 * (H[i * N + k] + H[k * N + i]);
+      H[i * N + k] = s;
+      H[k * N + i] = s;
+    }
+  return true;
+}
+
+/// Hessian-vector product Hu = (d^2E/dx^2) u without forming the Hessian; optionally the
+/// gradient too (g may be null).
+template <int N, int M, int Cap = kDefaultTapeCapacity, class Fn>
+SOFTGRAD_HD bool hessian_vector_product(const Fn& f, const double* x, const double* p,
+                                        const double* u, double* Hu, double* g = nullptr) {
+  using R = Dual<1>;
+  Node<R> nodes[Cap];
+  Tape<R> tape(nodes, Cap);
+  Var<R> xv[N];
+  for (int i = 0; i < N; ++i) {
+    R seed(x[i]);
+    seed.t[0] = u[i];
+    xv[i] = tape.input(seed);
+  }
+  const Var<R> e = f(static_cast<const Var<R>*>(xv), p);
+  if (tape.overflowed() || !e.tape) {
+    const double fill = tape.overflowed() ? detail::quiet_nan() : 0.0;
+    for (int i = 0; i < N; ++i) {
+      Hu[i] = fill;
+      if (g) g[i] = fill;
+    }
+    return !tape.overflowed();
+  }
+  tape.reverse(e.idx);
+  for (int i = 0; i < N; ++i) {
+    const R& a = tape.adjoint(xv[i].idx);
+    Hu[i] = a.t[0];
+    if (g) g[i] = a.v;
+  }
+  return true;
+}
+
+/// Parameter gradient dE/dp (M entries) and the mixed product
+///     mixed = d/dp (lambda . dE/dx)   (M entries),
+/// the term the adjoint needs for every parameter. One forward pass with the x-tangent set
+/// to lambda and one reverse sweep: the adjoints of p carry dE/dp in their values and the
+/// mixed product in their tangents. Either output may be null.
+template <int N, int M, int Cap = kDefaultTapeCapacity, class Fn>
+SOFTGRAD_HD bool parameter_derivatives(const Fn& f, const double* x, const double* p,
+                                       const double* lambda, double* dE_dp, double* mixed) {
+  static_assert(M >= 1, "parameter derivatives need at least one parameter");
+  using R = Dual<1>;
+  Node<R> nodes[Cap];
+  Tape<R> tape(nodes, Cap);
+  Var<R> xv[N];
+  Var<R> pv[M];
+  for (int i = 0; i < N; ++i) {
+    R seed(x[i]);
+    seed.t[0] = lambda ? lambda[i] : 0.0;
+    xv[i] = tape.input(seed);
+  }
+  for (int j = 0; j < M; ++j) pv[j] = tape.input(R(p[j]));
+  const Var<R> e = f(static_cast<const Var<R>*>(xv), static_cast<const Var<R>*>(pv));
+  if (tape.overflowed() || !e.tape) {
+    const double fill = tape.overflowed() ? detail::quiet_nan() : 0.0;
+    for (int j = 0; j < M; ++j) {
+      if (dE_dp) dE_dp[j] = fill;
+      if (mixed) mixed[j] = fill;
+    }
+    return !tape.overflowed();
+  }
+  tape.reverse(e.idx);
+  for (int j = 0; j < M; ++j) {
+    const R& a = tape.adjoint(pv[j].idx);
+    if (dE_dp) dE_dp[j] = a.v;
+    if (mixed) mixed[j] = a.t[0];
+  }
+  return true;
+}
+
+/// Number of tape nodes one evaluation of f records (for choosing `Cap`; host use).
+template <int N, int M, int Cap = 4096, class Fn>
+int tape_size(const Fn& f, const double* x, const double* p) {
+  Node<double> nodes[Cap];
+  Tape<double> tape(nodes, Cap);
+  Var<double> xv[N];
+  Var<double> pv[M > 0 ? M : 1];
+  for (int i = 0; i < N; ++i) xv[i] = tape.input(x[i]);
+  for (int j = 0; j < M; ++j) pv[j] = tape.input(p[j]);
+  (void)f(static_cast<const Var<double>*>(xv), static_cast<const Var<double>*>(pv));
+  return tape.overflowed() ? -1 : tape.size();
+}
+
+}  // namespace softgrad::ad

@@ -1,0 +1,60 @@
+/// @file errors.hpp
+/// softgrad's three tiers of checks (STYLE.md §6):
+///  - SOFTGRAD_ASSERT(cond): a developer assumption in hot code; armed in Debug, free in Release.
+///  - SOFTGRAD_CHECK(cond, msg): always on; a failure is a bug and throws InternalError.
+///  - InputError: bad user input (scene, mesh, parameters, API arguments), with what, where and
+///    how to fix it.
+/// Numerical outcomes (Newton or CG not converging) are reports, not exceptions.
+#pragma once
+
+#include <sstream>
+#include <stdexcept>
+#include <string>
+
+/// Marks functions that must also compile as CUDA device code (element kernels, AD).
+#if defined(__CUDACC__)
+#define SOFTGRAD_HD __host__ __device__
+#else
+#define SOFTGRAD_HD
+#endif
+
+namespace softgrad {
+
+/// Bad input from a user: the message says what is wrong, where, and how to fix it.
+class InputError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+/// A broken internal invariant: a bug in softgrad, never the user's fault.
+class InternalError : public std::logic_error {
+ public:
+  using std::logic_error::logic_error;
+};
+
+namespace detail {
+[[noreturn]] inline void throw_internal(const char* cond, const std::string& msg, const char* file,
+                                        int line) {
+  std::ostringstream os;
+  os << "softgrad internal error at " << file << ":" << line << ": check '" << cond << "' failed";
+  if (!msg.empty()) os << ": " << msg;
+  throw InternalError(os.str());
+}
+}  // namespace detail
+
+}  // namespace softgrad
+
+#define SOFTGRAD_CHECK(cond, msg)                                                              \
+  do {                                                                                         \
+    if (!(cond)) {                                                                             \
+      std::ostringstream softgrad_check_os_;                                                   \
+      softgrad_check_os_ << msg;                                                               \
+      ::softgrad::detail::throw_internal(#cond, softgrad_check_os_.str(), __FILE__, __LINE__); \
+    }                                                                                          \
+  } while (false)
+
+#ifdef NDEBUG
+#define SOFTGRAD_ASSERT(cond) ((void)0)
+#else
+#define SOFTGRAD_ASSERT(cond) SOFTGRAD_CHECK(cond, "assertion")
+#endif

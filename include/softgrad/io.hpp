@@ -1,0 +1,95 @@
+/// @file io.hpp
+/// Mesh readers (TetGen .node/.ele, Gmsh .msh 2.2 and 4.1 ASCII) and VTK writers (.vtu frames
+/// and the .pvd collection that lists them, for ParaView).
+///
+/// Readers stream the file line by line. Every problem in the input is an InputError of the form
+/// "<path>:<line>: <what is wrong>", and the returned mesh has positively oriented elements
+/// (readers swap two vertices of an inverted element) and passes validate_mesh.
+#pragma once
+
+#include <Eigen/Core>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "softgrad/mesh.hpp"
+
+namespace softgrad {
+
+/// Reads a TetGen mesh (or a 2D Triangle mesh) from `foo.node` and `foo.ele`.
+/// `node_or_ele_path` is either file or the common base path `foo`.
+/// Formats: .node header "n_verts dim n_attr n_bmarker", then "id x y [z] [attrs] [marker]";
+/// .ele header "n_elems nodes_per_elem n_attr", then "id v0 v1 ... [attrs]". '#' starts a
+/// comment; blank lines are skipped; ids are 0- or 1-based as the first node id says; elements
+/// with more than dim+1 nodes (10-node tets) keep their first dim+1 (corner) nodes.
+/// @throws InputError "<file>:<line>: ..." for a missing file, bad header, malformed number,
+/// wrong value count, out-of-range index, non-finite coordinate or degenerate element.
+Mesh read_tetgen(const std::string& node_or_ele_path);
+
+/// Reads a Gmsh mesh, MSH 2.x or 4.1 ASCII. Uses the tetrahedra (element types 4, and 11 whose
+/// first 4 nodes are the corners) if there are any: a 3D mesh. Otherwise the triangles (types 2
+/// and 9): a 2D mesh, whose nodes must lie in the plane z = 0. Other element types are ignored;
+/// node tags may be sparse and are renumbered 0..n_verts-1 in file order.
+/// @throws InputError "<file>:<line>: ..." for a missing file, binary or unsupported version,
+/// truncated section, malformed number, unknown node tag, non-planar 2D mesh or degenerate
+/// element.
+Mesh read_gmsh(const std::string& path);
+
+/// Reads a mesh, choosing the reader by extension: .msh -> read_gmsh; .node, .ele, or no
+/// extension with `path.node` present -> read_tetgen.
+/// @throws InputError for an unknown extension, or what the reader throws.
+Mesh read_mesh(const std::string& path);
+
+/// A per-vertex array written into a .vtu file. `values` holds n_verts * components numbers,
+/// vertex-major ([v0c0 v0c1 ... v1c0 ...], the layout of x). In 2D, a 2-component field is
+/// written as a 3-component vector with zero z so that ParaView treats it as a vector.
+struct PointField {
+  std::string name;  ///< array name shown in ParaView; must not contain < > & " '
+  int components = 1;
+  Eigen::VectorXd values;  ///< n_verts * components numbers, vertex-major
+};
+
+/// A per-element array, n_elems * components numbers, element-major. Same rules as PointField.
+struct CellField {
+  std::string name;  ///< array name shown in ParaView; must not contain < > & " '
+  int components = 1;
+  Eigen::VectorXd values;  ///< n_elems * components numbers, element-major
+};
+
+/// Writes the deformed mesh as a VTK XML UnstructuredGrid (.vtu, ASCII, 9 significant digits).
+/// `x` is the flat current position vector (n_dofs = n_verts * dim). 2D meshes are written with
+/// z = 0 as VTK_TRIANGLE (5), tetrahedra as VTK_TETRA (10).
+/// @throws InputError naming the path if the file cannot be written, or naming the argument if
+/// x or a field has the wrong size, a field has components < 1 or an invalid name.
+void write_vtu(const std::string& path, const Mesh& mesh, const Eigen::VectorXd& x,
+               const std::vector<PointField>& fields = {},
+               const std::vector<CellField>& cell_fields = {});
+
+/// Writes a ParaView collection (.pvd) listing .vtu frames with their times. The file is
+/// rewritten (to a temporary file, then renamed) on construction and after every add_frame, so
+/// a run that stops early still leaves a valid collection of the frames written so far.
+class PvdWriter {
+ public:
+  /// Creates the collection at `pvd_path` with no frames.
+  /// @throws InputError naming the path if it cannot be written.
+  explicit PvdWriter(std::string pvd_path);
+
+  /// Appends a frame at time `time` [s]; `vtu_file` is relative to the .pvd's folder (or
+  /// absolute). Rewrites the collection.
+  /// @throws InputError naming the path if it cannot be written, or if `vtu_file` is empty or
+  /// contains < > & " '.
+  void add_frame(double time, const std::string& vtu_file);
+
+  /// The collection's path, as given.
+  const std::string& path() const { return path_; }
+  /// Frames added so far, as (time, file).
+  const std::vector<std::pair<double, std::string>>& frames() const { return frames_; }
+
+ private:
+  void write() const;
+
+  std::string path_;
+  std::vector<std::pair<double, std::string>> frames_;
+};
+
+}  // namespace softgrad

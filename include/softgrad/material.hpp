@@ -1,0 +1,72 @@
+/// @file material.hpp
+/// The material contract. A material is a small struct with
+///   1. `static constexpr const char* kName`: its scene key (snake_case);
+///   2. `static constexpr ParamInfo kParams[]`: its parameters, with SI units, valid ranges and
+///      defaults (the scene loader validates against this table);
+///   3. one member function template, the strain-energy density psi(F; p) [J/m^3]:
+///
+///        template <class T, class P, int d>
+///        SOFTGRAD_HD static T psi(const Mat<T, d, d>& F, const P* p);
+///
+///      T is the scalar of F (double or an AD variable), P that of the parameters (double or T),
+///      d is 2 (plane strain triangles) or 3 (tetrahedra). Call math functions unqualified after
+///      `using std::log;` etc.
+///   4. `static constexpr bool kAllowsInversion`: false when psi is undefined for det F <= 0
+///      (log-based models); the library then reports those elements as inverted, and the
+///      line search rejects steps that invert them.
+/// Everything else (gradients, Hessians, projections, parameter derivatives, assembly, GPU) is
+/// shared code: see hyperelastic_model.hpp and materials/README.md.
+#pragma once
+
+#include <limits>
+
+#include "softgrad/small_matrix.hpp"
+
+namespace softgrad {
+
+/// One material parameter: key, SI unit, open/closed valid range, default, description.
+struct ParamInfo {
+  const char* key;
+  const char* unit;
+  double min;
+  double max;
+  bool min_inclusive;
+  bool max_inclusive;
+  double default_value;
+  const char* description;
+
+  /// NaN-safe: a NaN is never in range.
+  constexpr bool in_range(double v) const {
+    const bool lo = min_inclusive ? (v >= min) : (v > min);
+    const bool hi = max_inclusive ? (v <= max) : (v < max);
+    return lo && hi;
+  }
+};
+
+inline constexpr double kInfinity = std::numeric_limits<double>::infinity();
+
+/// Young's modulus E [Pa], E > 0.
+inline constexpr ParamInfo kYoungsParam{"youngs", "Pa",  0.0, kInfinity,
+                                        false,    false, 1e5, "Young's modulus"};
+/// Poisson's ratio nu [1], -1 < nu < 1/2.
+inline constexpr ParamInfo kPoissonParam{"poisson", "1",   -1.0, 0.5,
+                                         false,     false, 0.3,  "Poisson's ratio"};
+
+/// Lamé's second parameter (shear modulus) mu = E / (2 (1 + nu)) [Pa].
+template <class P>
+SOFTGRAD_HD P lame_mu(const P& youngs, const P& poisson) {
+  return youngs / (2.0 * (1.0 + poisson));
+}
+/// Lamé's first parameter lambda = E nu / ((1 + nu)(1 - 2 nu)) [Pa].
+template <class P>
+SOFTGRAD_HD P lame_lambda(const P& youngs, const P& poisson) {
+  return youngs * poisson / ((1.0 + poisson) * (1.0 - 2.0 * poisson));
+}
+/// Young's modulus from Lamé parameters, E = mu (3 lambda + 2 mu) / (lambda + mu).
+inline double youngs_from_lame(double mu, double lambda) {
+  return mu * (3.0 * lambda + 2.0 * mu) / (lambda + mu);
+}
+/// Poisson's ratio from Lamé parameters, nu = lambda / (2 (lambda + mu)).
+inline double poisson_from_lame(double mu, double lambda) { return lambda / (2.0 * (lambda + mu)); }
+
+}  // namespace softgrad

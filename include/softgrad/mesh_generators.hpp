@@ -1,0 +1,31 @@
+/// @file mesh_generators.hpp
+/// Structured meshes built in code: boxes of tetrahedra and rectangles of triangles, for tests,
+/// examples and scenes. Every element is positively oriented and the result passes validate_mesh.
+#pragma once
+
+#include <Eigen/Core>
+
+#include "softgrad/mesh.hpp"
+
+namespace softgrad {
+
+/// A box [origin, origin + size] [m] of nx * ny * nz cubes (cuboids), each split into 6
+/// tetrahedra along its main diagonal (Kuhn/Freudenthal subdivision). Neighbouring cubes split
+/// their shared face the same way, so the mesh is conforming.
+/// Vertex (i, j, k) has index i + (nx + 1) * (j + (ny + 1) * k) and position
+/// origin + (i / nx, j / ny, k / nz) .* size; there are (nx+1)(ny+1)(nz+1) vertices and
+/// 6 nx ny nz tetrahedra, each of volume size.prod() / (6 nx ny nz).
+/// @throws InputError if a resolution is < 1, the mesh would exceed the int index range, a size
+/// component is not finite and positive, or the origin is not finite.
+Mesh box_tet_mesh(int nx, int ny, int nz, const Eigen::Vector3d& size,
+                  const Eigen::Vector3d& origin = Eigen::Vector3d::Zero());
+
+/// A rectangle [origin, origin + size] [m] of nx * ny cells, each split into 2 triangles. The
+/// diagonal alternates in a checkerboard pattern, so the mesh has no preferred direction.
+/// Vertex (i, j) has index i + (nx + 1) * j; there are (nx+1)(ny+1) vertices and 2 nx ny
+/// triangles, all counter-clockwise (positive area).
+/// @throws InputError on the same conditions as box_tet_mesh.
+Mesh rectangle_tri_mesh(int nx, int ny, const Eigen::Vector2d& size,
+                        const Eigen::Vector2d& origin = Eigen::Vector2d::Zero());
+
+}  // namespace softgrad

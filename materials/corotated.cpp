@@ -1,0 +1,14 @@
+// Instantiates the CorotatedLinear model's element kernels in this translation unit only.
+#include "softgrad/materials/corotated.hpp"
+
+#include "softgrad/hyperelastic_model.hpp"
+#include "softgrad/materials/builtin.hpp"
+
+namespace softgrad {
+
+template <>
+std::shared_ptr<const MaterialModel> make_model<CorotatedLinear>() {
+  return std::make_shared<const HyperelasticModel<CorotatedLinear>>();
+}
+
+}  // namespace softgrad

@@ -1,0 +1,14 @@
+// Instantiates the FixedCorotated model's element kernels in this translation unit only.
+#include "softgrad/materials/fixed_corotated.hpp"
+
+#include "softgrad/hyperelastic_model.hpp"
+#include "softgrad/materials/builtin.hpp"
+
+namespace softgrad {
+
+template <>
+std::shared_ptr<const MaterialModel> make_model<FixedCorotated>() {
+  return std::make_shared<const HyperelasticModel<FixedCorotated>>();
+}
+
+}  // namespace softgrad

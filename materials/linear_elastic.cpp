@@ -1,0 +1,14 @@
+// Instantiates the LinearElastic model's element kernels in this translation unit only.
+#include "softgrad/materials/linear_elastic.hpp"
+
+#include "softgrad/hyperelastic_model.hpp"
+#include "softgrad/materials/builtin.hpp"
+
+namespace softgrad {
+
+template <>
+std::shared_ptr<const MaterialModel> make_model<LinearElastic>() {
+  return std::make_shared<const HyperelasticModel<LinearElastic>>();
+}
+
+}  // namespace softgrad

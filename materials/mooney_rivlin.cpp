@@ -1,0 +1,14 @@
+// Instantiates the MooneyRivlin model's element kernels in this translation unit only.
+#include "softgrad/materials/mooney_rivlin.hpp"
+
+#include "softgrad/hyperelastic_model.hpp"
+#include "softgrad/materials/builtin.hpp"
+
+namespace softgrad {
+
+template <>
+std::shared_ptr<const MaterialModel> make_model<MooneyRivlin>() {
+  return std::make_shared<const HyperelasticModel<MooneyRivlin>>();
+}
+
+}  // namespace softgrad

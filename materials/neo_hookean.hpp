@@ -1,0 +1,32 @@
+/// @file neo_hookean.hpp
+/// Compressible Neo-Hookean solid (Bonet & Wood, "Nonlinear Continuum Mechanics", eq. 6.27):
+///
+///     psi(F) = mu/2 (I_C - 3) - mu log J + lambda/2 (log J)^2,   I_C = tr(F^T F) (+1 in 2D),
+///
+/// J = det F, mu and lambda from Young's modulus and Poisson's ratio. In 2D the element is in
+/// plane strain (F_33 = 1). Undefined for J <= 0: inverted elements are reported, not evaluated.
+#pragma once
+
+#include <cmath>
+
+#include "softgrad/material.hpp"
+
+namespace softgrad {
+
+struct NeoHookean {
+  static constexpr const char* kName = "neo_hookean";
+  static constexpr ParamInfo kParams[] = {kYoungsParam, kPoissonParam};
+  static constexpr bool kAllowsInversion = false;
+
+  template <class T, class P, int d>
+  SOFTGRAD_HD static T psi(const Mat<T, d, d>& F, const P* p) {
+    using std::log;
+    const P mu = lame_mu(p[0], p[1]);
+    const P lambda = lame_lambda(p[0], p[1]);
+    const T log_J = log(det(F));
+    // ||F||^2 - d equals I_C - 3 in plane strain too.
+    return 0.5 * mu * (squared_norm(F) - double(d)) - mu * log_J + 0.5 * lambda * log_J * log_J;
+  }
+};
+
+}  // namespace softgrad

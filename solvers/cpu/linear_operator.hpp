@@ -1,0 +1,52 @@
+/// @file linear_operator.hpp
+/// Symmetric linear operators for the CPU CG solvers: the abstract LinearOperator (what a
+/// matrix-free Hessian implements), SparseMatrixOperator wrapping an assembled matrix, and the
+/// OpenMP sparse matrix-vector product they use.
+#pragma once
+
+#include <Eigen/Core>
+
+#include "softgrad/solvers/linear_solver.hpp"
+
+namespace softgrad {
+
+/// y <- A x for a symmetric A in full column-major storage, parallel over rows with OpenMP:
+/// since A == A^T, row i of A x is the dot product of column i with x, so no two threads write
+/// the same entry. Runs serially below a few thousand rows.
+/// @pre A square and symmetric; x.size() == A.cols(); y is resized if needed; x and y distinct.
+void symmetric_spmv(const SparseMatrix& A, const Eigen::VectorXd& x, Eigen::VectorXd& y);
+
+/// A symmetric linear map R^n -> R^n given by its action, e.g. the sum of element
+/// Hessian-vector products. Implementations must be safe to call from one thread at a time.
+class LinearOperator {
+ public:
+  virtual ~LinearOperator() = default;
+  /// Number of rows (== columns), n.
+  virtual int size() const = 0;
+  /// out <- A in. @pre in.size() == size(); out already has size(); in and out distinct.
+  virtual void apply(const Eigen::VectorXd& in, Eigen::VectorXd& out) const = 0;
+  /// d <- diag(A), used for the Jacobi preconditioner. @pre d already has size().
+  virtual void diagonal(Eigen::VectorXd& d) const = 0;
+};
+
+/// A LinearOperator backed by an assembled SparseMatrix (full symmetric storage).
+class SparseMatrixOperator final : public LinearOperator {
+ public:
+  /// An empty 0 x 0 operator; set() gives it a matrix.
+  SparseMatrixOperator() = default;
+  /// Keeps a pointer to A, which must outlive this operator (no copy).
+  explicit SparseMatrixOperator(const SparseMatrix& A) : A_(&A) {}
+  /// Points the operator at A, which must outlive this operator.
+  void set(const SparseMatrix& A) { A_ = &A; }
+  /// The wrapped matrix. @pre set() was called.
+  const SparseMatrix& matrix() const { return *A_; }
+
+  int size() const override { return A_ ? static_cast<int>(A_->rows()) : 0; }
+  void apply(const Eigen::VectorXd& in, Eigen::VectorXd& out) const override;
+  void diagonal(Eigen::VectorXd& d) const override;
+
+ private:
+  const SparseMatrix* A_ = nullptr;
+};
+
+}  // namespace softgrad

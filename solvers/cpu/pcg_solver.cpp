@@ -1,0 +1,63 @@
+#include "softgrad/solvers/cpu/pcg_solver.hpp"
+
+#include <sstream>
+
+#include "softgrad/errors.hpp"
+
+namespace softgrad {
+
+PcgSolver::PcgSolver(PcgPreconditioner preconditioner, const CgOptions& options)
+    : preconditioner_(preconditioner), options_(options) {}
+
+std::string PcgSolver::name() const {
+  return preconditioner_ == PcgPreconditioner::Jacobi ? "pcg(jacobi)" : "pcg(ichol)";
+}
+
+void PcgSolver::analyze(const SparseMatrix& A) {
+  detail::check_symmetric_input(A, "PcgSolver::analyze");
+  A_ = A;
+  A_.makeCompressed();
+  if (preconditioner_ == PcgPreconditioner::IncompleteCholesky) ichol_.analyze(A_);
+  analyzed_ = true;
+  factorized_ = false;
+}
+
+LinearSolveReport PcgSolver::factorize(const SparseMatrix& A) {
+  detail::check_symmetric_input(A, "PcgSolver::factorize");
+  // Keep a copy; a new pattern needs a new incomplete-Cholesky ordering.
+  const bool reanalyze = !analyzed_ || !detail::same_pattern(A, A_);
+  A_ = A;
+  A_.makeCompressed();
+  if (reanalyze && preconditioner_ == PcgPreconditioner::IncompleteCholesky) ichol_.analyze(A_);
+  analyzed_ = true;
+  op_.set(A_);
+  resize_cg_scratch(scratch_, A_.rows());
+  // Build the preconditioner for the new values.
+  if (preconditioner_ == PcgPreconditioner::Jacobi) {
+    factor_report_ = jacobi_.set_diagonal(A_.diagonal());
+  } else {
+    factor_report_ = ichol_.factorize(A_);
+  }
+  if (!factor_report_.message.empty()) factor_report_.message.insert(0, name() + ": ");
+  factorized_ = true;
+  return factor_report_;
+}
+
+LinearSolveReport PcgSolver::solve(const Eigen::VectorXd& b, Eigen::VectorXd& x) {
+  if (!factorized_) throw InputError("PcgSolver::solve() called before factorize()");
+  if (b.size() != A_.rows()) {
+    std::ostringstream os;
+    os << "PcgSolver::solve(): right-hand side has size " << b.size() << " but the matrix has "
+       << A_.rows() << " rows";
+    throw InputError(os.str());
+  }
+  if (!factor_report_.ok()) return factor_report_;
+  // Warm start from x when it has the right size.
+  if (x.size() != b.size()) x.setZero(b.size());
+  if (preconditioner_ == PcgPreconditioner::Jacobi) {
+    return conjugate_gradient(op_, jacobi_, b, x, scratch_, options_);
+  }
+  return conjugate_gradient(op_, ichol_, b, x, scratch_, options_);
+}
+
+}  // namespace softgrad

@@ -1,0 +1,60 @@
+/// @file pcg_solver.hpp
+/// Preconditioned conjugate gradient on an assembled sparse matrix (the cg.hpp template with an
+/// OpenMP sparse product), behind the LinearSolver interface.
+#pragma once
+
+#include <string>
+
+#include "softgrad/solvers/cg.hpp"
+#include "softgrad/solvers/cpu/linear_operator.hpp"
+#include "softgrad/solvers/cpu/preconditioners.hpp"
+#include "softgrad/solvers/linear_solver.hpp"
+
+namespace softgrad {
+
+/// Preconditioner of PcgSolver.
+enum class PcgPreconditioner {
+  Jacobi,              ///< M = diag(A) (scene name "jacobi").
+  IncompleteCholesky,  ///< Eigen's IncompleteCholesky with AMD ordering ("ichol").
+};
+
+/// CG on an assembled matrix.
+///  - analyze(): the incomplete Cholesky ordering (nothing for Jacobi).
+///  - factorize(): copies A and builds the preconditioner.
+///  - solve(): warm-started CG with the stored matrix and preconditioner.
+class PcgSolver final : public LinearSolver {
+ public:
+  /// @param options stopping rules; see CgOptions.
+  explicit PcgSolver(PcgPreconditioner preconditioner = PcgPreconditioner::Jacobi,
+                     const CgOptions& options = {});
+
+  /// "pcg(jacobi)" or "pcg(ichol)".
+  std::string name() const override;
+  /// @throws InputError if A is not square and symmetric.
+  void analyze(const SparseMatrix& A) override;
+  /// @return Converged; NotPositiveDefinite if a diagonal entry is <= 0 (message names it);
+  ///         NumericalFailure if the incomplete Cholesky fails or A has NaN/Inf on the diagonal.
+  LinearSolveReport factorize(const SparseMatrix& A) override;
+  /// Runs conjugate_gradient() (see cg.hpp for the statuses). @throws InputError before any
+  /// factorize() or for a wrong b size.
+  LinearSolveReport solve(const Eigen::VectorXd& b, Eigen::VectorXd& x) override;
+
+  /// The stopping rules.
+  const CgOptions& options() const { return options_; }
+  /// Changes the stopping rules for the next solve().
+  void set_options(const CgOptions& options) { options_ = options; }
+
+ private:
+  PcgPreconditioner preconditioner_;
+  CgOptions options_;
+  SparseMatrix A_;  // own copy: the caller may reassemble its matrix before a later solve
+  SparseMatrixOperator op_;
+  JacobiPreconditioner jacobi_;
+  IncompleteCholeskyPreconditioner ichol_;
+  CgScratch<Eigen::VectorXd> scratch_;
+  LinearSolveReport factor_report_;
+  bool analyzed_ = false;
+  bool factorized_ = false;
+};
+
+}  // namespace softgrad

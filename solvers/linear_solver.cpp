@@ -1,0 +1,139 @@
+#include "softgrad/solvers/linear_solver.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <sstream>
+
+#include "softgrad/config.hpp"
+#include "softgrad/errors.hpp"
+#include "softgrad/solvers/cpu/cholmod_solver.hpp"
+#include "softgrad/solvers/cpu/matrix_free_cg.hpp"
+#include "softgrad/solvers/cpu/pcg_solver.hpp"
+
+namespace softgrad {
+
+namespace {
+
+constexpr const char* kValidKinds = "cholmod, pcg, matfree, cuda";
+constexpr const char* kValidPreconditioners = "jacobi, ichol";
+
+// Value of A(row, col), 0 if not stored; binary search in the sorted column.
+double coeff_or_zero(const SparseMatrix& A, Eigen::Index row, Eigen::Index col) {
+  const int* begin = A.innerIndexPtr() + A.outerIndexPtr()[col];
+  const int* end = begin + (A.isCompressed() ? A.outerIndexPtr()[col + 1] - A.outerIndexPtr()[col]
+                                             : A.innerNonZeroPtr()[col]);
+  const int* it = std::lower_bound(begin, end, static_cast<int>(row));
+  if (it == end || *it != row) return 0.0;
+  return A.valuePtr()[it - A.innerIndexPtr()];
+}
+
+// Checks the CG settings shared by "pcg" and "matfree" and converts them.
+CgOptions cg_options(const LinearSolverOptions& options) {
+  if (!(options.rel_tol >= 0.0 && options.rel_tol < 1.0) ||
+      !(options.abs_tol >= 0.0 && std::isfinite(options.abs_tol))) {
+    std::ostringstream os;
+    os << "linear solver: rel_tol = " << options.rel_tol << " and abs_tol = " << options.abs_tol
+       << " are invalid: need 0 <= rel_tol < 1 and a finite abs_tol >= 0";
+    throw InputError(os.str());
+  }
+  if (!(options.rel_tol > 0.0 || options.abs_tol > 0.0)) {
+    throw InputError("linear solver: rel_tol and abs_tol are both 0; set rel_tol > 0, e.g. 1e-10");
+  }
+  if (options.max_iterations < 1) {
+    throw InputError("linear solver: max_iterations = " + std::to_string(options.max_iterations) +
+                     " is invalid: need max_iterations >= 1");
+  }
+  return CgOptions{options.rel_tol, options.abs_tol, options.max_iterations};
+}
+
+}  // namespace
+
+bool is_symmetric(const SparseMatrix& A, double rel_tol) {
+  return detail::is_symmetric(A, rel_tol, /*skip_non_finite=*/false);
+}
+
+namespace detail {
+
+bool is_symmetric(const SparseMatrix& A, double rel_tol, bool skip_non_finite) {
+  if (A.rows() != A.cols()) return false;
+  double scale = 0.0;
+  for (Eigen::Index j = 0; j < A.outerSize(); ++j) {
+    for (SparseMatrix::InnerIterator it(A, j); it; ++it) {
+      if (std::isfinite(it.value())) scale = std::max(scale, std::abs(it.value()));
+    }
+  }
+  const double tol = rel_tol * scale;
+  for (Eigen::Index j = 0; j < A.outerSize(); ++j) {
+    for (SparseMatrix::InnerIterator it(A, j); it; ++it) {
+      const double mirror = coeff_or_zero(A, j, it.index());
+      if (skip_non_finite && !(std::isfinite(it.value()) && std::isfinite(mirror))) continue;
+      // NaN-safe: a NaN difference fails the check.
+      if (!(std::abs(it.value() - mirror) <= tol)) return false;
+    }
+  }
+  return true;
+}
+
+void check_symmetric_input(const SparseMatrix& A, const char* who) {
+  if (A.rows() != A.cols()) {
+    std::ostringstream os;
+    os << who << ": the matrix is " << A.rows() << " x " << A.cols() << " but must be square";
+    throw InputError(os.str());
+  }
+  if (!is_symmetric(A, 1e-8, /*skip_non_finite=*/true)) {
+    std::ostringstream os;
+    os << who << ": the matrix is not symmetric; the solvers need full symmetric storage "
+       << "(both triangles, A(i, j) == A(j, i))";
+    throw InputError(os.str());
+  }
+}
+
+bool same_pattern(const SparseMatrix& A, const SparseMatrix& B) {
+  if (A.rows() != B.rows() || A.cols() != B.cols() || A.nonZeros() != B.nonZeros()) return false;
+  for (Eigen::Index j = 0; j < A.outerSize(); ++j) {
+    SparseMatrix::InnerIterator a(A, j);
+    SparseMatrix::InnerIterator b(B, j);
+    for (; a && b; ++a, ++b) {
+      if (a.index() != b.index()) return false;
+    }
+    if (a || b) return false;
+  }
+  return true;
+}
+
+}  // namespace detail
+
+std::unique_ptr<LinearSolver> make_linear_solver(const LinearSolverOptions& options) {
+  const std::string& kind = options.kind;
+  const std::string& pre = options.preconditioner;
+  if (pre != "jacobi" && pre != "ichol") {
+    throw InputError("linear solver: unknown preconditioner '" + pre +
+                     "'; valid preconditioners: " + kValidPreconditioners);
+  }
+  if (kind == "cholmod") return std::make_unique<CholmodSolver>();
+  if (kind == "pcg") {
+    const auto preconditioner =
+        pre == "ichol" ? PcgPreconditioner::IncompleteCholesky : PcgPreconditioner::Jacobi;
+    return std::make_unique<PcgSolver>(preconditioner, cg_options(options));
+  }
+  if (kind == "matfree") {
+    if (pre != "jacobi") {
+      throw InputError("linear solver: preconditioner '" + pre +
+                       "' needs an assembled matrix; kind 'matfree' supports only 'jacobi' "
+                       "(use kind 'pcg' for '" +
+                       pre + "')");
+    }
+    return std::make_unique<MatrixFreeCgSolver>(cg_options(options));
+  }
+  if (kind == "cuda") {
+#if SOFTGRAD_HAS_CUDA
+    // The CUDA backend (solvers/cuda/) registers its solver here once it exists.
+    throw InputError("backend 'cuda' is not available yet in this version of softgrad");
+#else
+    throw InputError("backend 'cuda' needs -DSOFTGRAD_WITH_CUDA=ON");
+#endif
+  }
+  throw InputError("linear solver: unknown kind '" + kind + "'; valid kinds: " + kValidKinds);
+}
+
+}  // namespace softgrad

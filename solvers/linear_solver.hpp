@@ -1,0 +1,86 @@
+/// @file linear_solver.hpp
+/// The run-time choice of sparse linear solver for the Newton systems H dx = -g and the adjoint
+/// systems H^T lambda = dl_dx: a small virtual interface and a factory by name. The report type
+/// is in linear_solve_report.hpp.
+///
+/// Matrices are `SparseMatrix` (column-major, int indices) in full symmetric storage: both
+/// triangles are stored and A(i, j) == A(j, i). Every solver relies on it (CHOLMOD reads the lower
+/// triangle only, the CG solvers use A^T x == A x for a row-parallel product).
+#pragma once
+
+#include <Eigen/Core>
+#include <Eigen/SparseCore>
+#include <memory>
+#include <string>
+
+#include "softgrad/solvers/linear_solve_report.hpp"
+
+namespace softgrad {
+
+/// Column-major sparse matrix in full symmetric storage (both triangles present).
+using SparseMatrix = Eigen::SparseMatrix<double>;
+
+/// A sparse symmetric positive definite solver with a three-phase life cycle:
+/// analyze (once per sparsity pattern), factorize (once per matrix values), solve (any number of
+/// right-hand sides, e.g. the adjoint solves later with the same factorization).
+/// Instances are not thread-safe: they own their scratch memory.
+class LinearSolver {
+ public:
+  virtual ~LinearSolver() = default;
+
+  /// Short backend name, e.g. "cholmod", "pcg(jacobi)", "matfree".
+  virtual std::string name() const = 0;
+
+  /// Symbolic phase for the sparsity pattern of A (ordering, supernodes, IC ordering).
+  /// @pre full symmetric storage. @throws InputError if A is not square or not symmetric.
+  virtual void analyze(const SparseMatrix& A) = 0;
+
+  /// Numeric phase for the values of A; call again whenever the values change. A pattern
+  /// different from the analyzed one triggers a new analysis (so analyze() is optional). The
+  /// solver keeps its own copy of what it needs: A may be changed or freed afterwards.
+  /// @return Converged on success; NotPositiveDefinite or NumericalFailure otherwise, in which
+  ///         case solve() returns that same report until the next successful factorize().
+  /// @throws InputError if A is not square or its finite entries are not symmetric.
+  virtual LinearSolveReport factorize(const SparseMatrix& A) = 0;
+
+  /// Solves A x = b with the last factorization. If x has the size of b it is the initial guess
+  /// of the iterative solvers (warm start); otherwise it is resized and zeroed.
+  /// @throws InputError if factorize() was never called or b has the wrong size.
+  virtual LinearSolveReport solve(const Eigen::VectorXd& b, Eigen::VectorXd& x) = 0;
+};
+
+/// Options selecting and configuring a LinearSolver by name. The CG settings are ignored by
+/// "cholmod".
+struct LinearSolverOptions {
+  /// "cholmod" (supernodal Cholesky), "pcg" (CG on the assembled matrix), "matfree" (CG through
+  /// the LinearOperator interface), "cuda" (needs -DSOFTGRAD_WITH_CUDA=ON).
+  std::string kind = "cholmod";
+  /// CG preconditioner: "jacobi" or "ichol" (incomplete Cholesky; "pcg" only).
+  std::string preconditioner = "jacobi";
+  double rel_tol = 1e-10;      ///< CG stops when ||b - A x|| <= max(rel_tol ||b||, abs_tol).
+  double abs_tol = 0.0;        ///< Absolute CG tolerance (same units as b).
+  int max_iterations = 10000;  ///< CG iteration limit.
+};
+
+/// Builds the solver named by `options`.
+/// @throws InputError for an unknown kind or preconditioner (the message lists the valid names),
+///         an invalid tolerance or iteration limit, and for "cuda" in a build without CUDA.
+std::unique_ptr<LinearSolver> make_linear_solver(const LinearSolverOptions& options);
+
+/// True if |A(i, j) - A(j, i)| <= rel_tol * max |A| for every stored entry (a missing mirror
+/// entry counts as 0): A is stored with both triangles. False if A is not square or has NaN/Inf
+/// entries. O(nnz log nnz_per_column), no allocation.
+/// @pre A is compressed or has sorted columns (Eigen keeps them sorted).
+bool is_symmetric(const SparseMatrix& A, double rel_tol);
+
+namespace detail {
+/// is_symmetric(), optionally ignoring pairs with a NaN/Inf entry.
+bool is_symmetric(const SparseMatrix& A, double rel_tol, bool skip_non_finite);
+/// Throws InputError (prefixed by `who`) unless A is square and its finite entries are symmetric
+/// (rel_tol 1e-8). NaN/Inf entries are left to the solvers, which report NumericalFailure.
+void check_symmetric_input(const SparseMatrix& A, const char* who);
+/// True if A and B have the same dimensions and the same stored pattern.
+bool same_pattern(const SparseMatrix& A, const SparseMatrix& B);
+}  // namespace detail
+
+}  // namespace softgrad

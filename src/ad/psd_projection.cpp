@@ -1,0 +1,33 @@
+#include "softgrad/ad/psd_projection.hpp"
+
+#include <Eigen/Eigenvalues>
+#include <cmath>
+
+namespace softgrad::ad {
+
+template <int N>
+bool project_psd(double* H) {
+  using Matrix = Eigen::Matrix<double, N, N, Eigen::RowMajor>;
+  Eigen::Map<Matrix> A(H);
+  bool dominant = true;
+  for (int i = 0; i < N && dominant; ++i) {
+    double off = 0.0;
+    for (int j = 0; j < N; ++j)
+      if (j != i) off += std::abs(A(i, j));
+    dominant = A(i, i) >= off;
+  }
+  if (dominant) return false;
+  Eigen::SelfAdjointEigenSolver<Matrix> eig(A);
+  auto lambda = eig.eigenvalues();
+  if (lambda.minCoeff() >= 0.0) return false;
+  for (int i = 0; i < N; ++i) lambda[i] = lambda[i] > 0.0 ? lambda[i] : 0.0;
+  A = eig.eigenvectors() * lambda.asDiagonal() * eig.eigenvectors().transpose();
+  return true;
+}
+
+template bool project_psd<4>(double*);
+template bool project_psd<6>(double*);
+template bool project_psd<9>(double*);
+template bool project_psd<12>(double*);
+
+}  // namespace softgrad::ad

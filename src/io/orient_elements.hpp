@@ -1,0 +1,25 @@
+/// @file orient_elements.hpp
+/// Internal: the readers' last step, making every element positively oriented.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "softgrad/mesh.hpp"
+
+namespace softgrad::detail {
+
+/// Where an element was read from: its line in the file and the id the file gave it.
+struct ElementOrigin {
+  int line = 0;
+  long long id = 0;
+};
+
+/// Swaps the first two vertices of every negatively oriented element of `mesh`, and rejects an
+/// element whose |signed measure| does not exceed the validate_mesh tolerance with InputError
+/// "<path>:<line>: element <id> is degenerate (signed volume <v>, ...)".
+/// @pre indices in range and coordinates finite; origins.size() == mesh.n_elems().
+void orient_elements(Mesh& mesh, const std::vector<ElementOrigin>& origins,
+                     const std::string& path);
+
+}  // namespace softgrad::detail

@@ -1,0 +1,123 @@
+#include <array>
+#include <climits>
+#include <cmath>
+#include <sstream>
+
+#include "softgrad/errors.hpp"
+#include "softgrad/mesh.hpp"
+#include "softgrad/mesh_generators.hpp"
+
+namespace softgrad {
+namespace {
+
+// Resolutions >= 1, finite positive sizes, finite origin, and counts that fit in an int.
+template <int d>
+void check_arguments(const char* generator, const std::array<int, d>& n,
+                     const Eigen::Matrix<double, d, 1>& size,
+                     const Eigen::Matrix<double, d, 1>& origin, long long elems_per_cell) {
+  const char* names[3] = {"nx", "ny", "nz"};
+  std::ostringstream os;
+  os << generator << ": ";
+  long long n_verts = 1;
+  long long n_elems = elems_per_cell;
+  for (int k = 0; k < d; ++k) {
+    if (n[k] < 1) {
+      os << names[k] << " must be >= 1, got " << n[k];
+      throw InputError(os.str());
+    }
+    if (!(size[k] > 0) || !std::isfinite(size[k])) {
+      os << "size[" << k << "] must be finite and positive, got " << size[k];
+      throw InputError(os.str());
+    }
+    if (!std::isfinite(origin[k])) {
+      os << "origin[" << k << "] must be finite, got " << origin[k];
+      throw InputError(os.str());
+    }
+    n_verts *= n[k] + 1LL;
+    n_elems *= n[k];
+    if (n_verts > INT_MAX || n_elems > INT_MAX) {
+      os << "resolution too large: the mesh would exceed " << INT_MAX << " vertices or elements";
+      throw InputError(os.str());
+    }
+  }
+}
+
+}  // namespace
+
+Mesh box_tet_mesh(int nx, int ny, int nz, const Eigen::Vector3d& size,
+                  const Eigen::Vector3d& origin) {
+  check_arguments<3>("box_tet_mesh", {nx, ny, nz}, size, origin, 6);
+  Mesh mesh;
+  mesh.dim = 3;
+  std::ostringstream source;
+  source << "box_tet_mesh(" << nx << "x" << ny << "x" << nz << ")";
+  mesh.source = source.str();
+
+  // Lattice vertices, x fastest.
+  const int sx = nx + 1, sy = ny + 1, sz = nz + 1;
+  mesh.X.resize(sx * sy * sz, 3);
+  for (int k = 0; k < sz; ++k)
+    for (int j = 0; j < sy; ++j)
+      for (int i = 0; i < sx; ++i) {
+        const int v = i + sx * (j + sy * k);
+        mesh.X(v, 0) = origin.x() + size.x() * i / nx;
+        mesh.X(v, 1) = origin.y() + size.y() * j / ny;
+        mesh.X(v, 2) = origin.z() + size.z() * k / nz;
+      }
+
+  // Kuhn subdivision: one tetrahedron per axis order p, on the path 000 -> 111 that steps along
+  // p[0], then p[1], then p[2]. Odd permutations are negatively oriented: swap two vertices.
+  constexpr int kPerms[6][3] = {{0, 1, 2}, {1, 2, 0}, {2, 0, 1}, {0, 2, 1}, {2, 1, 0}, {1, 0, 2}};
+  const int stride[3] = {1, sx, sx * sy};
+  mesh.elems.resize(6 * nx * ny * nz, 4);
+  int e = 0;
+  for (int k = 0; k < nz; ++k)
+    for (int j = 0; j < ny; ++j)
+      for (int i = 0; i < nx; ++i) {
+        const int v000 = i + sx * (j + sy * k);
+        for (int p = 0; p < 6; ++p) {
+          const int v1 = v000 + stride[kPerms[p][0]];
+          const int v2 = v1 + stride[kPerms[p][1]];
+          const int v3 = v2 + stride[kPerms[p][2]];
+          const bool even = p < 3;
+          mesh.elems.row(e++) << v000, even ? v1 : v2, even ? v2 : v1, v3;
+        }
+      }
+  return mesh;
+}
+
+Mesh rectangle_tri_mesh(int nx, int ny, const Eigen::Vector2d& size,
+                        const Eigen::Vector2d& origin) {
+  check_arguments<2>("rectangle_tri_mesh", {nx, ny}, size, origin, 2);
+  Mesh mesh;
+  mesh.dim = 2;
+  std::ostringstream source;
+  source << "rectangle_tri_mesh(" << nx << "x" << ny << ")";
+  mesh.source = source.str();
+
+  const int sx = nx + 1, sy = ny + 1;
+  mesh.X.resize(sx * sy, 2);
+  for (int j = 0; j < sy; ++j)
+    for (int i = 0; i < sx; ++i) {
+      mesh.X(i + sx * j, 0) = origin.x() + size.x() * i / nx;
+      mesh.X(i + sx * j, 1) = origin.y() + size.y() * j / ny;
+    }
+
+  // Cell corners a (i,j), b (i+1,j), c (i+1,j+1), d (i,j+1); diagonal a-c or b-d alternating.
+  mesh.elems.resize(2 * nx * ny, 3);
+  int e = 0;
+  for (int j = 0; j < ny; ++j)
+    for (int i = 0; i < nx; ++i) {
+      const int a = i + sx * j, b = a + 1, c = b + sx, d = a + sx;
+      if ((i + j) % 2 == 0) {
+        mesh.elems.row(e++) << a, b, c;
+        mesh.elems.row(e++) << a, c, d;
+      } else {
+        mesh.elems.row(e++) << a, b, d;
+        mesh.elems.row(e++) << b, c, d;
+      }
+    }
+  return mesh;
+}
+
+}  // namespace softgrad

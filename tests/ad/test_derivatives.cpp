@@ -1,0 +1,147 @@
+#include <doctest/doctest.h>
+
+#include <Eigen/Core>
+#include <cmath>
+
+#include "softgrad/ad/derivatives.hpp"
+#include "support/finite_difference.hpp"
+
+namespace ad = softgrad::ad;
+using softgrad::test::close;
+using softgrad::test::fd_gradient;
+
+namespace {
+
+// A nonlinear test energy touching every operation the tape supports.
+constexpr auto kEnergy = [](const auto* x, const auto* p) {
+  using std::cos;
+  using std::exp;
+  using std::log;
+  using std::pow;
+  using std::sin;
+  using std::sqrt;
+  auto s = p[0] * log(1.0 + x[0] * x[0]) + x[1] * x[2] * exp(p[1] * x[0]);
+  s = s + sqrt(x[2] * x[2] + 1.0) + sin(x[0]) * x[1] / (x[2] + 3.0) - cos(x[1] * p[1]);
+  s = s + pow(x[1] * x[1] + 0.5, 1.5) / (2.0 - x[3] * p[0]) + 2.0 / (x[3] + 4.0);
+  s -= x[3] * x[0];
+  return s;
+};
+constexpr int N = 4;
+constexpr int M = 2;
+
+const Eigen::Vector4d kX(0.3, -0.7, 1.1, 0.4);
+const Eigen::Vector2d kP(1.3, 0.6);
+
+double energy(const Eigen::VectorXd& x, const Eigen::VectorXd& p) {
+  return ad::value<N, M>(kEnergy, x.data(), p.data());
+}
+
+Eigen::VectorXd ad_gradient(const Eigen::VectorXd& x) {
+  Eigen::VectorXd g(N);
+  double e = 0;
+  REQUIRE(ad::gradient<N, M>(kEnergy, x.data(), kP.data(), e, g.data()));
+  return g;
+}
+
+}  // namespace
+
+TEST_CASE("ad/derivatives: gradient matches central differences") {
+  const Eigen::VectorXd x = kX;
+  Eigen::VectorXd g(N);
+  double e = 0;
+  REQUIRE(ad::gradient<N, M>(kEnergy, x.data(), kP.data(), e, g.data()));
+  CHECK(e == doctest::Approx(energy(x, kP)).epsilon(1e-15));
+  const Eigen::VectorXd fd =
+      fd_gradient([&](const Eigen::VectorXd& y) { return energy(y, kP); }, x);
+  CHECK(g.norm() > 0.1);
+  CHECK(close(g, fd, 1e-8));
+}
+
+TEST_CASE("ad/derivatives: Hessian matches differences of the gradient and is symmetric") {
+  const Eigen::VectorXd x = kX;
+  Eigen::Matrix<double, N, N, Eigen::RowMajor> H;
+  Eigen::VectorXd g(N);
+  double e = 0;
+  REQUIRE(ad::hessian<N, M>(kEnergy, x.data(), kP.data(), e, g.data(), H.data()));
+  CHECK(close(g, ad_gradient(x), 1e-14));
+  const Eigen::MatrixXd fd = softgrad::test::fd_jacobian(ad_gradient, x);
+  CHECK(close(H.reshaped(), fd.reshaped(), 1e-7));
+  CHECK((H - H.transpose()).norm() == 0.0);
+}
+
+TEST_CASE("ad/derivatives: Hessian of a polynomial equals its closed form") {
+  // E = x0^2 x1 + 3 x1 x2^2 + p0 x0 x2
+  const auto f = [](const auto* x, const auto* p) {
+    return x[0] * x[0] * x[1] + 3.0 * x[1] * x[2] * x[2] + p[0] * x[0] * x[2];
+  };
+  const double x[3] = {1.5, -2.0, 0.5};
+  const double p[1] = {0.7};
+  double e = 0, g[3], H[9];
+  REQUIRE(ad::hessian<3, 1>(f, x, p, e, g, H));
+  CHECK(e == doctest::Approx(1.5 * 1.5 * -2.0 + 3 * -2.0 * 0.25 + 0.7 * 1.5 * 0.5));
+  const double g_exact[3] = {2 * x[0] * x[1] + p[0] * x[2], x[0] * x[0] + 3 * x[2] * x[2],
+                             6 * x[1] * x[2] + p[0] * x[0]};
+  const double H_exact[9] = {2 * x[1], 2 * x[0], p[0],     2 * x[0], 0,
+                             6 * x[2], p[0],     6 * x[2], 6 * x[1]};
+  for (int i = 0; i < 3; ++i) CHECK(g[i] == doctest::Approx(g_exact[i]).epsilon(1e-15));
+  for (int i = 0; i < 9; ++i) CHECK(H[i] == doctest::Approx(H_exact[i]).epsilon(1e-15));
+}
+
+TEST_CASE("ad/derivatives: Hessian-vector product equals H u, and returns the gradient") {
+  const Eigen::VectorXd x = kX;
+  const Eigen::Vector4d u(0.2, -1.0, 0.5, 2.0);
+  Eigen::Matrix<double, N, N, Eigen::RowMajor> H;
+  Eigen::VectorXd g(N), g2(N), Hu(N);
+  double e = 0;
+  REQUIRE(ad::hessian<N, M>(kEnergy, x.data(), kP.data(), e, g.data(), H.data()));
+  REQUIRE(ad::hessian_vector_product<N, M>(kEnergy, x.data(), kP.data(), u.data(), Hu.data(),
+                                           g2.data()));
+  const Eigen::VectorXd expected = H * u;
+  CHECK(expected.norm() > 0.1);
+  CHECK(close(Hu, expected, 1e-13));
+  CHECK(close(g2, g, 1e-14));
+}
+
+TEST_CASE("ad/derivatives: parameter gradient and mixed product match central differences") {
+  const Eigen::VectorXd x = kX;
+  const Eigen::Vector4d lambda(0.5, 1.0, -0.3, 0.8);
+  Eigen::VectorXd dE_dp(M), mixed(M);
+  REQUIRE(ad::parameter_derivatives<N, M>(kEnergy, x.data(), kP.data(), lambda.data(), dE_dp.data(),
+                                          mixed.data()));
+  const Eigen::VectorXd fd_dp =
+      fd_gradient([&](const Eigen::VectorXd& p) { return energy(x, p); }, kP);
+  CHECK(close(dE_dp, fd_dp, 1e-8));
+  // mixed = d/dp (lambda . dE/dx)
+  const auto lambda_dot_grad = [&](const Eigen::VectorXd& p) {
+    Eigen::VectorXd g(N);
+    double e = 0;
+    ad::gradient<N, M>(kEnergy, x.data(), p.data(), e, g.data());
+    return lambda.dot(g);
+  };
+  const Eigen::VectorXd fd_mixed = fd_gradient(lambda_dot_grad, kP);
+  CHECK(mixed.norm() > 0.1);
+  CHECK(close(mixed, fd_mixed, 1e-8));
+}
+
+TEST_CASE("ad/derivatives: an energy that outgrows the tape reports failure with NaN") {
+  const Eigen::VectorXd x = kX;
+  Eigen::VectorXd g(N);
+  double e = 0;
+  CHECK_FALSE(ad::gradient<N, M, 8>(kEnergy, x.data(), kP.data(), e, g.data()));
+  CHECK(std::isnan(g[0]));
+  CHECK(e == doctest::Approx(energy(x, kP)));  // values stay right
+  CHECK(ad::tape_size<N, M>(kEnergy, x.data(), kP.data()) > 8);
+}
+
+TEST_CASE("ad/derivatives: an energy independent of x has zero derivatives") {
+  const auto f = [](const auto* x, const auto* p) {
+    using T = std::remove_cvref_t<decltype(x[0])>;
+    return T(2.0) * p[0];
+  };
+  const double x[2] = {1, 2}, p[1] = {3};
+  double e = 0, g[2], H[4];
+  REQUIRE(ad::hessian<2, 1>(f, x, p, e, g, H));
+  CHECK(e == 6.0);
+  CHECK(g[0] == 0.0);
+  CHECK(H[3] == 0.0);
+}
