@@ -1,0 +1,70 @@
+/// @file assembly.hpp
+/// Sparse Hessian assembly with a pattern analysed once. Terms declare vertex stencils (the
+/// vertices of an element, a spring, ...); the builder forms the union pattern in full
+/// symmetric storage over dofs, and precomputes, for every stencil set, where each local entry
+/// lands. Assembly then sums contributions per nonzero in parallel: no atomics, no searching,
+/// deterministic results.
+#pragma once
+
+#include <Eigen/SparseCore>
+#include <vector>
+
+namespace softgrad {
+
+using SparseMatrix = Eigen::SparseMatrix<double>;
+
+/// Collects stencils, then builds the pattern. Stencil set ids index HessianAssembler plans.
+class SparsityBuilder {
+ public:
+  SparsityBuilder(int n_verts, int dim) : n_verts_(n_verts), dim_(dim) {}
+  /// Adds n_stencils stencils of `size` vertices each (row-major vertex indices); returns the
+  /// id of this stencil set for HessianAssembler::add_stencils.
+  int add_stencils(const int* verts, int n_stencils, int size);
+  int n_verts() const { return n_verts_; }
+  int dim() const { return dim_; }
+
+ private:
+  friend class HessianAssembler;
+  struct StencilSet {
+    std::vector<int> verts;
+    int n_stencils;
+    int size;
+  };
+  int n_verts_;
+  int dim_;
+  std::vector<StencilSet> sets_;
+};
+
+/// The assembled matrix and the scatter plans. Reused for every Newton iteration.
+class HessianAssembler {
+ public:
+  /// Analyses the pattern (every vertex's diagonal block is always present).
+  explicit HessianAssembler(const SparsityBuilder& builder);
+
+  /// Sets all values to zero, keeping the pattern.
+  void set_zero();
+  /// H(i, i) += d[i] for every dof.
+  void add_diagonal(const Eigen::VectorXd& d);
+  /// H(i, i) += c for every dof.
+  void add_scaled_identity(double c);
+  /// Adds per-stencil dense blocks: `local` holds, for each stencil of set `id`, a row-major
+  /// (size*dim)^2 matrix, scaled by `scale`.
+  void add_stencils(int id, const double* local, double scale = 1.0);
+  /// Replaces the rows and columns of the given dofs by those of the identity (Dirichlet).
+  void apply_dirichlet(const std::vector<int>& fixed_dofs);
+
+  const SparseMatrix& matrix() const { return H_; }
+  SparseMatrix& matrix() { return H_; }
+
+ private:
+  struct Plan {
+    int n_local = 0;            ///< entries per stencil
+    std::vector<int> nz_begin;  ///< per nonzero: start in contrib (CSR over nonzeros)
+    std::vector<int> contrib;   ///< flat local-entry indices (stencil * n_local + k)
+  };
+  SparseMatrix H_;
+  std::vector<int> diagonal_;  ///< value index of H(i, i)
+  std::vector<Plan> plans_;
+};
+
+}  // namespace softgrad

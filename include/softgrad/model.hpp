@@ -1,0 +1,89 @@
+/// @file model.hpp
+/// What is fixed after loading a scene: bodies (mesh, material, per-element rest data and
+/// parameters), lumped masses, kinematic constraints, and the list of energy terms.
+#pragma once
+
+#include <Eigen/Core>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "softgrad/energy.hpp"
+#include "softgrad/material_model.hpp"
+#include "softgrad/mesh.hpp"
+
+namespace softgrad {
+
+/// One mesh made of one material. Its vertices are numbered vertex_offset.. in the model.
+struct Body {
+  std::string name;
+  Mesh mesh;  ///< rest mesh, local vertex numbering
+  std::shared_ptr<const MaterialModel> material;
+  double density = 1000.0;  ///< [kg/m^3] (per unit area in 2D: kg/m^2)
+  int vertex_offset = 0;
+  std::vector<int> elems;      ///< connectivity in model numbering
+  std::vector<double> Dm_inv;  ///< n_elems x dim^2, row-major
+  std::vector<double> volume;  ///< rest volumes [m^3] (areas in 2D)
+  std::vector<double> params;  ///< n_elems x n_params
+
+  int n_elems() const { return mesh.n_elems(); }
+  /// The batch view the material kernels take.
+  ElementBatch batch() const;
+};
+
+/// Vertices whose positions are prescribed over time instead of solved for.
+struct KinematicGroup {
+  enum class Motion { Fixed, Translate, Rotate };
+  std::string name;
+  std::vector<int> verts;  ///< model vertex indices
+  Motion motion = Motion::Fixed;
+  Eigen::Vector3d velocity = Eigen::Vector3d::Zero();  ///< Translate [m/s]
+  Eigen::Vector3d center = Eigen::Vector3d::Zero();    ///< Rotate: a point on the axis
+  Eigen::Vector3d axis = Eigen::Vector3d::UnitZ();     ///< Rotate: unit axis (z in 2D)
+  double angular_velocity = 0.0;                       ///< Rotate [rad/s]
+  double start = 0.0;   ///< motion starts [s] (before: at rest positions)
+  double stop = 1e300;  ///< motion stops [s] (after: held)
+};
+
+/// Everything fixed after loading. Build with ModelBuilder-style helpers (add_body, finalize).
+struct Model {
+  int dim = 3;
+  int n_verts = 0;
+  std::vector<Body> bodies;
+  Eigen::VectorXd X;     ///< rest positions, flat (n_verts * dim)
+  Eigen::VectorXd mass;  ///< lumped mass per dof [kg]
+  std::vector<KinematicGroup> kinematic;
+  std::vector<std::unique_ptr<EnergyTerm>> terms;  ///< all potentials besides inertia
+
+  int n_dofs() const { return n_verts * dim; }
+  /// Dofs with prescribed positions (sorted, unique).
+  std::vector<int> kinematic_dofs() const;
+  /// Prescribed positions at time t, written into x for the kinematic dofs only.
+  void apply_kinematics(double t, Eigen::VectorXd& x) const;
+  /// Diagonal of the bounding box of the rest positions [m] (the length scale of tolerances).
+  double length_scale() const;
+};
+
+/// Appends a body: validates the mesh (InputError naming the body), computes Dm^-1, volumes and
+/// lumped masses (each element's mass split equally among its vertices), and stores one copy of
+/// `params` per element after validating them against the material's table.
+/// @pre all bodies of a model have the same dimension.
+void add_body(Model& model, std::string name, Mesh mesh,
+              std::shared_ptr<const MaterialModel> material, const std::vector<double>& params,
+              double density);
+
+/// Adds the elastic energy term of every body (call after all add_body).
+void add_elastic_terms(Model& model);
+
+/// Gravity: W = -sum_i m_i g . x_i. `g` has dim entries [m/s^2].
+void add_gravity(Model& model, const Eigen::VectorXd& g);
+
+/// Constant external point forces: W = -sum f . x. `forces` is flat (n_dofs) [N].
+void add_external_forces(Model& model, const Eigen::VectorXd& forces);
+
+/// Rayleigh damping as a dissipation potential over one step (dynamics only):
+///   D(x) = 1/(2 dt) (x - x_n)^T (alpha M + beta K_n) (x - x_n),
+/// with K_n the PSD-projected elastic Hessian at the start of the step. alpha [1/s], beta [s].
+void add_damping(Model& model, double alpha, double beta);
+
+}  // namespace softgrad

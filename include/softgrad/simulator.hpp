@@ -1,0 +1,90 @@
+/// @file simulator.hpp
+/// Backward Euler as minimisation of the incremental potential, and static equilibrium, both by
+/// Newton's method with a PSD-projected Hessian, a backtracking line search with a feasibility
+/// filter, and a choice of linear solver.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "softgrad/model.hpp"
+#include "softgrad/solvers/linear_solver.hpp"
+#include "softgrad/state.hpp"
+
+namespace softgrad {
+
+struct NewtonOptions {
+  /// Converged when ||dx||_inf <= tolerance * L (L the model's length scale) in statics, and
+  /// ||dx||_inf / dt <= tolerance * L per second in dynamics (a velocity tolerance).
+  double tolerance = 1e-9;
+  int max_iterations = 50;
+  int max_line_search = 40;  ///< halvings before the line search gives up
+  bool project_hessian = true;
+};
+
+/// What to do when Newton does not converge within a step.
+enum class FailurePolicy {
+  Stop,     ///< the step returns its failure report; the caller stops (default)
+  Continue  ///< accept the last iterate, warn, and go on (the report still says it failed)
+};
+
+struct SimulationOptions {
+  double dt = 1e-2;  ///< time step [s]
+  NewtonOptions newton;
+  LinearSolverOptions linear;  ///< "cholmod", "pcg" or "matfree"
+  FailurePolicy on_failure = FailurePolicy::Stop;
+};
+
+struct NewtonReport {
+  enum class Status {
+    Converged,
+    MaxIterations,
+    LineSearchFailed,
+    LinearSolverFailed,
+    InfeasibleStart
+  };
+  Status status = Status::Converged;
+  int iterations = 0;
+  int linear_iterations = 0;   ///< summed over iterations (0 for direct solves)
+  double energy = 0.0;         ///< Phi at the final iterate [J]
+  double step_norm = 0.0;      ///< last ||dx||_inf [m]
+  double gradient_norm = 0.0;  ///< last ||g_free||_inf
+  std::string message;
+  bool converged() const { return status == Status::Converged; }
+};
+
+const char* to_string(NewtonReport::Status s);
+
+/// Runs steps on a model. Owns the Hessian assembler and the linear solver, so the sparsity
+/// pattern is analysed once and the last factorization stays available (the adjoint reuses it).
+class Simulator {
+ public:
+  Simulator(std::shared_ptr<Model> model, SimulationOptions options);
+  ~Simulator();
+
+  /// The state at rest (x = X, v = 0, t = 0) with kinematics applied at t = 0.
+  State rest_state() const;
+  /// One backward-Euler step from s to s(t + dt), in place. On failure with policy Stop, s is
+  /// left unchanged.
+  NewtonReport step(State& s);
+  /// Static equilibrium under the potentials (no inertia, no damping), starting from s.x, with
+  /// kinematics at s.t. @throws InputError if nothing is held fixed (the problem is singular
+  /// or unbounded).
+  NewtonReport solve_static(State& s);
+
+  const Model& model() const { return *model_; }
+  const SimulationOptions& options() const { return options_; }
+  /// Total potential energy sum_terms W(x) (no inertia) [J].
+  double potential_energy(const Eigen::VectorXd& x) const;
+  /// Kinetic energy 1/2 v^T M v [J].
+  double kinetic_energy(const Eigen::VectorXd& v) const;
+
+ private:
+  struct Impl;
+  std::shared_ptr<Model> model_;
+  SimulationOptions options_;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace softgrad

@@ -1,0 +1,143 @@
+#include "softgrad/model.hpp"
+
+#include <Eigen/Geometry>
+#include <algorithm>
+#include <cmath>
+#include <sstream>
+
+#include "../energies/constant_force_term.hpp"
+#include "../energies/damping_term.hpp"
+#include "../energies/elastic_term.hpp"
+#include "softgrad/errors.hpp"
+
+namespace softgrad {
+
+ElementBatch Body::batch() const {
+  ElementBatch b;
+  b.dim = mesh.dim;
+  b.n_elems = n_elems();
+  b.elems = elems.data();
+  b.Dm_inv = Dm_inv.data();
+  b.volume = volume.data();
+  b.params = params.data();
+  return b;
+}
+
+void add_body(Model& model, std::string name, Mesh mesh,
+              std::shared_ptr<const MaterialModel> material, const std::vector<double>& params,
+              double density) {
+  const std::string where = "body '" + name + "'";
+  if (!material) throw InputError(where + ": no material");
+  if (!(density > 0.0) || !std::isfinite(density))
+    throw InputError(where + ": density must be positive and finite");
+  validate_mesh(mesh);
+  validate_params(*material, params, where);
+  if (model.bodies.empty() && model.n_verts == 0) model.dim = mesh.dim;
+  if (mesh.dim != model.dim) {
+    std::ostringstream os;
+    os << where << ": a " << mesh.dim << "D mesh in a " << model.dim << "D model";
+    throw InputError(os.str());
+  }
+  const int d = mesh.dim;
+  Body body;
+  body.name = std::move(name);
+  body.material = std::move(material);
+  body.density = density;
+  body.vertex_offset = model.n_verts;
+  const int n_elems = mesh.n_elems();
+  body.elems.resize(static_cast<size_t>(n_elems) * (d + 1));
+  body.Dm_inv.resize(static_cast<size_t>(n_elems) * d * d);
+  body.volume.resize(n_elems);
+  body.params.reserve(static_cast<size_t>(n_elems) * params.size());
+
+  // Grow the model's flat arrays.
+  const int n_new = mesh.n_verts();
+  model.X.conservativeResize((model.n_verts + n_new) * d);
+  model.mass.conservativeResize((model.n_verts + n_new) * d);
+  for (int v = 0; v < n_new; ++v)
+    for (int i = 0; i < d; ++i) {
+      model.X[(model.n_verts + v) * d + i] = mesh.X(v, i);
+      model.mass[(model.n_verts + v) * d + i] = 0.0;
+    }
+
+  for (int e = 0; e < n_elems; ++e) {
+    Eigen::MatrixXd Dm(d, d);
+    for (int a = 0; a < d; ++a)
+      for (int i = 0; i < d; ++i)
+        Dm(i, a) = mesh.X(mesh.elems(e, a + 1), i) - mesh.X(mesh.elems(e, 0), i);
+    const double measure = Dm.determinant() / (d == 2 ? 2.0 : 6.0);
+    const Eigen::MatrixXd inv = Dm.inverse();
+    for (int i = 0; i < d; ++i)
+      for (int j = 0; j < d; ++j) body.Dm_inv[(static_cast<size_t>(e) * d + i) * d + j] = inv(i, j);
+    body.volume[e] = measure;
+    body.params.insert(body.params.end(), params.begin(), params.end());
+    // Lumped mass: the element's mass split equally among its vertices.
+    const double m = density * measure / (d + 1);
+    for (int a = 0; a <= d; ++a) {
+      const int v = model.n_verts + mesh.elems(e, a);
+      body.elems[static_cast<size_t>(e) * (d + 1) + a] = v;
+      for (int i = 0; i < d; ++i) model.mass[v * d + i] += m;
+    }
+  }
+  body.mesh = std::move(mesh);
+  model.n_verts += n_new;
+  model.bodies.push_back(std::move(body));
+}
+
+void add_elastic_terms(Model& model) {
+  for (const Body& b : model.bodies)
+    model.terms.push_back(std::make_unique<ElasticTerm>(b, model.n_verts, model.dim));
+}
+
+void add_gravity(Model& model, const Eigen::VectorXd& g) {
+  if (g.size() != model.dim) throw InputError("gravity needs one component per dimension");
+  Eigen::VectorXd f(model.n_dofs());
+  for (int v = 0; v < model.n_verts; ++v)
+    for (int i = 0; i < model.dim; ++i) f[v * model.dim + i] = model.mass[v * model.dim + i] * g[i];
+  model.terms.push_back(std::make_unique<ConstantForceTerm>("gravity", std::move(f)));
+}
+
+void add_external_forces(Model& model, const Eigen::VectorXd& forces) {
+  if (forces.size() != model.n_dofs()) throw InputError("external forces need n_dofs entries");
+  model.terms.push_back(std::make_unique<ConstantForceTerm>("external", forces));
+}
+
+void add_damping(Model& model, double alpha, double beta) {
+  if (!(alpha >= 0.0) || !(beta >= 0.0)) throw InputError("damping alpha and beta must be >= 0");
+  model.terms.push_back(std::make_unique<DampingTerm>(model, alpha, beta));
+}
+
+std::vector<int> Model::kinematic_dofs() const {
+  std::vector<int> dofs;
+  for (const auto& k : kinematic)
+    for (int v : k.verts)
+      for (int i = 0; i < dim; ++i) dofs.push_back(v * dim + i);
+  std::sort(dofs.begin(), dofs.end());
+  dofs.erase(std::unique(dofs.begin(), dofs.end()), dofs.end());
+  return dofs;
+}
+
+void Model::apply_kinematics(double t, Eigen::VectorXd& x) const {
+  for (const auto& k : kinematic) {
+    const double tau = std::clamp(t, k.start, k.stop) - k.start;
+    Eigen::Matrix3d R = Eigen::Matrix3d::Identity();
+    if (k.motion == KinematicGroup::Motion::Rotate)
+      R = Eigen::AngleAxisd(k.angular_velocity * tau, k.axis.normalized()).toRotationMatrix();
+    for (int v : k.verts) {
+      Eigen::Vector3d p = Eigen::Vector3d::Zero();
+      for (int i = 0; i < dim; ++i) p[i] = X[v * dim + i];
+      if (k.motion == KinematicGroup::Motion::Translate) p += tau * k.velocity;
+      if (k.motion == KinematicGroup::Motion::Rotate) p = k.center + R * (p - k.center);
+      for (int i = 0; i < dim; ++i) x[v * dim + i] = p[i];
+    }
+  }
+}
+
+double Model::length_scale() const {
+  if (n_verts == 0) return 1.0;
+  const Eigen::Map<const Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>> P(
+      X.data(), n_verts, dim);
+  return (P.colwise().maxCoeff() - P.colwise().minCoeff()).norm();
+}
+
+}  // namespace softgrad

@@ -1,0 +1,30 @@
+/// @file constant_force_term.hpp
+/// A constant force field f as a potential, W(x) = -f . x: gravity (f = M g) and external
+/// point or body forces. Linear in x, so its Hessian is zero.
+#pragma once
+
+#include "softgrad/energy.hpp"
+
+namespace softgrad {
+
+class ConstantForceTerm final : public EnergyTerm {
+ public:
+  ConstantForceTerm(std::string name, Eigen::VectorXd force)
+      : name_(std::move(name)), force_(std::move(force)) {}
+
+  std::string name() const override { return name_; }
+  void declare_sparsity(SparsityBuilder&) override {}
+  double value(const Eigen::VectorXd& x) const override { return -force_.dot(x); }
+  void add_gradient(const Eigen::VectorXd&, Eigen::VectorXd& g) const override { g -= force_; }
+  void add_hessian(const Eigen::VectorXd&, bool, HessianAssembler&) const override {}
+  void add_hessian_vector_product(const Eigen::VectorXd&, const Eigen::VectorXd&,
+                                  Eigen::VectorXd&) const override {}
+  void add_hessian_diagonal(const Eigen::VectorXd&, Eigen::VectorXd&) const override {}
+  const Eigen::VectorXd& force() const { return force_; }
+
+ private:
+  std::string name_;
+  Eigen::VectorXd force_;
+};
+
+}  // namespace softgrad

@@ -1,0 +1,93 @@
+#include "elastic_term.hpp"
+
+#include <sstream>
+
+#include "softgrad/assembly.hpp"
+#include "softgrad/errors.hpp"
+
+namespace softgrad {
+
+ElasticTerm::ElasticTerm(const Body& body, int n_verts, int dim)
+    : body_(body),
+      dim_(dim),
+      n_local_((dim + 1) * dim),
+      scatter_(body.elems.data(), body.n_elems(), dim + 1, n_verts, dim),
+      energy_(body.n_elems()),
+      grad_(static_cast<size_t>(body.n_elems()) * n_local_) {}
+
+void ElasticTerm::declare_sparsity(SparsityBuilder& builder) {
+  stencil_set_ = builder.add_stencils(body_.elems.data(), body_.n_elems(), dim_ + 1);
+}
+
+void ElasticTerm::check(const BatchReport& r, const char* what) const {
+  if (r.n_failed > 0) {
+    std::ostringstream os;
+    os << "material '" << body_.material->name() << "' of body '" << body_.name
+       << "': AD evaluation of the " << what << " failed on " << r.n_failed
+       << " elements (tape capacity exceeded)";
+    throw InternalError(os.str());
+  }
+}
+
+double ElasticTerm::value(const Eigen::VectorXd& x) const {
+  return body_.material->energy(body_.batch(), x.data(), energy_.data());
+}
+
+void ElasticTerm::add_gradient(const Eigen::VectorXd& x, Eigen::VectorXd& g) const {
+  const BatchReport r =
+      body_.material->gradient(body_.batch(), x.data(), energy_.data(), grad_.data());
+  check(r, "gradient");
+  if (r.n_inverted > 0) {
+    std::ostringstream os;
+    os << "body '" << body_.name << "': element " << r.first_inverted
+       << " is inverted (det F <= 0), which material '" << body_.material->name()
+       << "' does not allow";
+    throw InputError(os.str());
+  }
+  scatter_.add(grad_.data(), g);
+}
+
+void ElasticTerm::compute_hessians(const Eigen::VectorXd& x, bool project) const {
+  hess_.resize(static_cast<size_t>(body_.n_elems()) * n_local_ * n_local_);
+  const BatchReport r = body_.material->hessian(body_.batch(), x.data(), project, energy_.data(),
+                                                grad_.data(), hess_.data());
+  check(r, "Hessian");
+  if (r.n_inverted > 0) {
+    std::ostringstream os;
+    os << "body '" << body_.name << "': element " << r.first_inverted
+       << " is inverted (det F <= 0), which material '" << body_.material->name()
+       << "' does not allow";
+    throw InputError(os.str());
+  }
+}
+
+void ElasticTerm::add_hessian(const Eigen::VectorXd& x, bool project, HessianAssembler& H) const {
+  compute_hessians(x, project);
+  H.add_stencils(stencil_set_, hess_.data());
+}
+
+void ElasticTerm::add_scaled_hessian(const Eigen::VectorXd& x, double scale,
+                                     HessianAssembler& H) const {
+  compute_hessians(x, true);
+  H.add_stencils(stencil_set_, hess_.data(), scale);
+}
+
+void ElasticTerm::add_hessian_vector_product(const Eigen::VectorXd& x, const Eigen::VectorXd& u,
+                                             Eigen::VectorXd& out) const {
+  check(body_.material->hessian_vector_product(body_.batch(), x.data(), u.data(), grad_.data()),
+        "Hessian-vector product");
+  scatter_.add(grad_.data(), out);
+}
+
+void ElasticTerm::add_hessian_diagonal(const Eigen::VectorXd& x, Eigen::VectorXd& d) const {
+  compute_hessians(x, true);
+  // Per-element diagonals, reusing the gradient buffer as scratch.
+  const int n_elems = body_.n_elems();
+  const int n = n_local_;
+  for (int e = 0; e < n_elems; ++e)
+    for (int k = 0; k < n; ++k)
+      grad_[static_cast<size_t>(e) * n + k] = hess_[(static_cast<size_t>(e) * n + k) * n + k];
+  scatter_.add(grad_.data(), d);
+}
+
+}  // namespace softgrad

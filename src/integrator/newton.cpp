@@ -1,0 +1,117 @@
+#include "newton.hpp"
+
+#include <cmath>
+#include <limits>
+#include <sstream>
+
+namespace softgrad {
+namespace {
+
+using Status = NewtonReport::Status;
+
+NewtonReport fail(NewtonReport r, Status status, const std::string& message) {
+  r.status = status;
+  r.message = message;
+  return r;
+}
+
+/// Solves H dx = -g with the configured backend; returns false on failure (message in r).
+bool newton_direction(const IncrementalPotential& phi, NewtonLinearSolver solver,
+                      const NewtonOptions& options, const Eigen::VectorXd& x,
+                      const Eigen::VectorXd& g, Eigen::VectorXd& dx, NewtonReport& r) {
+  const Eigen::VectorXd rhs = -g;
+  LinearSolveReport lr;
+  if (solver.matrix_free) {
+    // Exact Hessian-vector products; CG stops at negative curvature (truncated Newton-CG).
+    const IncrementalPotential::Operator op(phi, x);
+    dx.setZero(x.size());
+    lr = solver.matrix_free->solve(op, rhs, dx);
+    r.linear_iterations += lr.iterations;
+    if (lr.status == LinearSolveReport::Status::NotPositiveDefinite && dx.dot(g) < 0.0) return true;
+  } else {
+    phi.hessian(x, options.project_hessian);
+    lr = solver.assembled->factorize(phi.matrix());
+    if (lr.ok()) {
+      dx.setZero(x.size());
+      lr = solver.assembled->solve(rhs, dx);
+    }
+    r.linear_iterations += lr.iterations;
+  }
+  if (lr.ok() || lr.status == LinearSolveReport::Status::MaxIterations) return true;
+  r.message = "linear solver failed: " + lr.message;
+  return false;
+}
+
+}  // namespace
+
+NewtonReport newton_solve(const IncrementalPotential& phi, NewtonLinearSolver solver,
+                          const NewtonOptions& options, double step_tolerance, Eigen::VectorXd& x) {
+  NewtonReport r;
+  double energy = phi.value(x);
+  if (!std::isfinite(energy))
+    return fail(r, Status::InfeasibleStart,
+                "the starting point is infeasible (an element is inverted or the energy is not "
+                "finite)");
+  Eigen::VectorXd g(x.size()), dx(x.size()), x_try(x.size());
+  for (r.iterations = 0; r.iterations < options.max_iterations;) {
+    phi.gradient(x, g);
+    r.gradient_norm = g.lpNorm<Eigen::Infinity>();
+    if (!newton_direction(phi, solver, options, x, g, dx, r))
+      return fail(r, Status::LinearSolverFailed, r.message);
+    double slope = g.dot(dx);
+    if (!(slope < 0.0)) {  // not a descent direction (or NaN): fall back to steepest descent
+      dx = -g;
+      slope = -g.squaredNorm();
+    }
+    ++r.iterations;
+    r.step_norm = dx.lpNorm<Eigen::Infinity>();
+    if (r.step_norm <= step_tolerance) {
+      x += dx;  // a step this small is below the tolerance: take it and stop
+      r.energy = phi.value(x);
+      return r;
+    }
+    // A predicted decrease below the round-off of Phi cannot be seen by a line search: take the
+    // full Newton step (the gradient keeps converging quadratically) if it is feasible.
+    if (-slope <= 64.0 * std::numeric_limits<double>::epsilon() * std::abs(energy)) {
+      x_try = x + dx;
+      const double e = phi.value(x_try);
+      if (std::isfinite(e)) {
+        x.swap(x_try);
+        r.energy = energy = e;
+        continue;
+      }
+    }
+    // Backtracking: sufficient decrease, and finite energy (the feasibility filter).
+    double alpha = 1.0;
+    int k = 0;
+    for (; k < options.max_line_search; ++k, alpha *= 0.5) {
+      x_try = x + alpha * dx;
+      const double e = phi.value(x_try);
+      if (std::isfinite(e) && e <= energy + 1e-4 * alpha * slope) {
+        energy = e;
+        break;
+      }
+    }
+    if (k == options.max_line_search) {
+      // Near the minimum, round-off in Phi can hide the decrease of a tiny step.
+      if (r.step_norm <= 1e3 * step_tolerance) {
+        r.energy = energy;
+        return r;
+      }
+      std::ostringstream os;
+      os << "line search found no decrease along the Newton direction after "
+         << options.max_line_search << " halvings (|dx|_inf = " << r.step_norm << ")";
+      return fail(r, Status::LineSearchFailed, os.str());
+    }
+    x.swap(x_try);
+    r.energy = energy;
+    r.step_norm *= alpha;
+  }
+  std::ostringstream os;
+  os << "Newton did not converge in " << options.max_iterations
+     << " iterations (last |dx|_inf = " << r.step_norm << " m, tolerance " << step_tolerance
+     << " m, |g|_inf = " << r.gradient_norm << ")";
+  return fail(r, Status::MaxIterations, os.str());
+}
+
+}  // namespace softgrad

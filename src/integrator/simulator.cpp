@@ -1,0 +1,125 @@
+#include "softgrad/simulator.hpp"
+
+#include <cmath>
+
+#include "incremental_potential.hpp"
+#include "newton.hpp"
+#include "softgrad/errors.hpp"
+#include "softgrad/log.hpp"
+
+namespace softgrad {
+
+const char* to_string(NewtonReport::Status s) {
+  switch (s) {
+    case NewtonReport::Status::Converged:
+      return "converged";
+    case NewtonReport::Status::MaxIterations:
+      return "max_iterations";
+    case NewtonReport::Status::LineSearchFailed:
+      return "line_search_failed";
+    case NewtonReport::Status::LinearSolverFailed:
+      return "linear_solver_failed";
+    case NewtonReport::Status::InfeasibleStart:
+      return "infeasible_start";
+  }
+  return "?";
+}
+
+struct Simulator::Impl {
+  std::unique_ptr<HessianAssembler> assembler;
+  std::unique_ptr<IncrementalPotential> phi;
+  std::unique_ptr<LinearSolver> linear;
+  std::unique_ptr<MatrixFreeCgSolver> matrix_free;
+
+  NewtonLinearSolver solver() { return {linear.get(), matrix_free.get()}; }
+};
+
+Simulator::Simulator(std::shared_ptr<Model> model, SimulationOptions options)
+    : model_(std::move(model)), options_(std::move(options)), impl_(std::make_unique<Impl>()) {
+  if (!model_) throw InputError("Simulator needs a model");
+  if (!(options_.dt > 0.0) || !std::isfinite(options_.dt))
+    throw InputError("the time step dt must be positive and finite");
+  if (!(options_.newton.tolerance > 0.0)) throw InputError("the Newton tolerance must be positive");
+  if (options_.newton.max_iterations < 1) throw InputError("Newton needs at least one iteration");
+  SparsityBuilder builder(model_->n_verts, model_->dim);
+  for (auto& t : model_->terms) t->declare_sparsity(builder);
+  impl_->assembler = std::make_unique<HessianAssembler>(builder);
+  impl_->phi = std::make_unique<IncrementalPotential>(*model_, *impl_->assembler);
+  if (options_.linear.kind == "matfree") {
+    make_linear_solver(options_.linear);  // validates the options
+    impl_->matrix_free = std::make_unique<MatrixFreeCgSolver>(CgOptions{
+        options_.linear.rel_tol, options_.linear.abs_tol, options_.linear.max_iterations});
+  } else {
+    impl_->linear = make_linear_solver(options_.linear);
+    impl_->linear->analyze(impl_->assembler->matrix());  // the pattern never changes
+  }
+}
+
+Simulator::~Simulator() = default;
+
+State Simulator::rest_state() const {
+  State s;
+  s.x = model_->X;
+  s.v = Eigen::VectorXd::Zero(model_->n_dofs());
+  s.t = 0.0;
+  model_->apply_kinematics(0.0, s.x);
+  return s;
+}
+
+NewtonReport Simulator::step(State& s) {
+  const double dt = options_.dt;
+  const double t_next = s.t + dt;
+  StepContext ctx{dt, t_next, &s.x, &s.v};
+  const Eigen::VectorXd xhat = s.x + dt * s.v;
+  impl_->phi->begin(ctx, xhat);
+  // Initial guess: the inertial prediction, or the start if that is infeasible.
+  Eigen::VectorXd x = xhat;
+  model_->apply_kinematics(t_next, x);
+  if (!std::isfinite(impl_->phi->value(x))) {
+    x = s.x;
+    model_->apply_kinematics(t_next, x);
+  }
+  const double tol = options_.newton.tolerance * model_->length_scale() * dt;
+  NewtonReport r = newton_solve(*impl_->phi, impl_->solver(), options_.newton, tol, x);
+  if (!r.converged()) {
+    log(LogLevel::Warn, "step to t = " + std::to_string(t_next) + ": " + r.message);
+    if (options_.on_failure == FailurePolicy::Stop) return r;
+  }
+  s.v = (x - s.x) / dt;
+  s.x.swap(x);
+  s.t = t_next;
+  return r;
+}
+
+NewtonReport Simulator::solve_static(State& s) {
+  if (model_->kinematic_dofs().empty())
+    throw InputError(
+        "a static solve needs boundary conditions: with no fixed vertex the equilibrium is "
+        "singular (rigid motions) or unbounded (gravity)");
+  StepContext ctx{0.0, s.t, &s.x, &s.v};
+  impl_->phi->begin(ctx, s.x);
+  Eigen::VectorXd x = s.x;
+  model_->apply_kinematics(s.t, x);
+  const double tol = options_.newton.tolerance * model_->length_scale();
+  NewtonReport r = newton_solve(*impl_->phi, impl_->solver(), options_.newton, tol, x);
+  if (!r.converged()) {
+    log(LogLevel::Warn, std::string("static solve: ") + r.message);
+    if (options_.on_failure == FailurePolicy::Stop) return r;
+  }
+  s.x.swap(x);
+  s.v.setZero(s.x.size());
+  return r;
+}
+
+double Simulator::potential_energy(const Eigen::VectorXd& x) const {
+  double e = 0.0;
+  for (const auto& t : model_->terms)
+    if (t->in_statics()) e += t->value(x);
+  return e;
+}
+
+double Simulator::kinetic_energy(const Eigen::VectorXd& v) const {
+  return 0.5 * v.dot(model_->mass.cwiseProduct(v));
+}
+
+}  // namespace softgrad
