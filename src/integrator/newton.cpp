@@ -85,6 +85,20 @@ NewtonReport newton_solve(const IncrementalPotential& phi, NewtonLinearSolver so
     double alpha = 1.0;
     int k = 0;
     for (; k < options.max_line_search; ++k, alpha *= 0.5) {
+      if (alpha * r.step_norm <= step_tolerance && r.step_norm <= 1e3 * step_tolerance) {
+        // Near convergence and backtracked below the tolerance: Phi's round-off (which scales
+        // with the cancelling element energies, not with |Phi|) hides the decrease. Take the
+        // full Newton step if it is feasible; the next iteration's step decides convergence.
+        x_try = x + dx;
+        const double e = phi.value(x_try);
+        if (std::isfinite(e)) {
+          alpha = 1.0;
+          energy = e;
+          break;
+        }
+        k = options.max_line_search;
+        break;
+      }
       x_try = x + alpha * dx;
       const double e = phi.value(x_try);
       if (std::isfinite(e) && e <= energy + 1e-4 * alpha * slope) {
@@ -93,11 +107,6 @@ NewtonReport newton_solve(const IncrementalPotential& phi, NewtonLinearSolver so
       }
     }
     if (k == options.max_line_search) {
-      // Near the minimum, round-off in Phi can hide the decrease of a tiny step.
-      if (r.step_norm <= 1e3 * step_tolerance) {
-        r.energy = energy;
-        return r;
-      }
       std::ostringstream os;
       os << "line search found no decrease along the Newton direction after "
          << options.max_line_search << " halvings (|dx|_inf = " << r.step_norm << ")";
