@@ -1,0 +1,192 @@
+// Scene bodies: mesh, material and density of each entry of /bodies, appended to the Model.
+#include "bodies.hpp"
+
+#include <algorithm>
+
+#include "softgrad/errors.hpp"
+#include "softgrad/io.hpp"
+#include "softgrad/log.hpp"
+#include "softgrad/mesh_generators.hpp"
+
+namespace softgrad::detail {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+// The mesh file as the scene names it, resolved against the scene's folder.
+Mesh read_mesh_file(const ObjectReader& m, int dim) {
+  for (const char* key : {"resolution", "size", "origin"})
+    if (m.has(key)) m.fail(key, std::string("'") + key + "' goes with 'generator', not 'file'");
+  fs::path path = m.string("file");
+  if (path.is_relative()) path = m.source().dir / path;
+  // read_mesh accepts "foo" for foo.node/foo.ele.
+  const bool found =
+      fs::exists(path) || (!path.has_extension() && fs::exists(path.string() + ".node"));
+  if (!found) m.fail("file", "mesh file not found: " + path.string());
+  Mesh mesh;
+  try {
+    mesh = read_mesh(path.string());
+  } catch (const InputError& e) {
+    m.fail("file", e.what());
+  }
+  if (mesh.dim != dim) {
+    m.fail("file", "the mesh is " + std::to_string(mesh.dim) +
+                       "D but the scene has \"dim\": " + std::to_string(dim));
+  }
+  return mesh;
+}
+
+// A box of tetrahedra or a rectangle of triangles.
+Mesh generate_mesh(const ObjectReader& m, int dim) {
+  const std::string generator = m.string("generator");
+  const int needs = generator == "box" ? 3 : 2;
+  if (needs != dim) {
+    m.fail("generator", "'" + generator + "' makes a " + std::to_string(needs) +
+                            "D mesh but the scene has \"dim\": " + std::to_string(dim) +
+                            (dim == 3 ? "; use 'box'" : "; use 'rectangle'"));
+  }
+  for (const char* key : {"resolution", "size"})
+    if (!m.has(key))
+      m.fail(key, std::string("missing key '") + key + "', required with 'generator'");
+  const std::vector<int> n = m.integers("resolution", dim);
+  const Eigen::VectorXd size = m.vector("size", dim, {});
+  const Eigen::VectorXd origin = m.vector("origin", dim, Eigen::VectorXd::Zero(dim));
+  try {
+    if (dim == 3) return box_tet_mesh(n[0], n[1], n[2], size, origin);
+    return rectangle_tri_mesh(n[0], n[1], size, origin);
+  } catch (const InputError& e) {
+    m.fail("resolution", e.what());
+  }
+}
+
+Mesh read_body_mesh(const ObjectReader& m, int dim) {
+  if (m.has("file") == m.has("generator"))
+    m.fail_here("give exactly one of 'file' (a mesh file) or 'generator' (box or rectangle)");
+  Mesh mesh = m.has("file") ? read_mesh_file(m, dim) : generate_mesh(m, dim);
+  // Scale, then translate.
+  const double scale = m.number("scale");
+  const Eigen::VectorXd shift = m.vector("translate", dim, Eigen::VectorXd::Zero(dim));
+  mesh.X *= scale;
+  mesh.X.rowwise() += shift.transpose();
+  return mesh;
+}
+
+// The key specs of one model's material section: model, its parameters, youngs/poisson.
+std::vector<KeySpec> material_keys(const MaterialModel& model, bool mappable) {
+  std::vector<KeySpec> keys{schema::material.keys[0]};
+  for (const ParamInfo& p : model.params()) {
+    keys.push_back({p.key, KeyType::Number, p.unit,
+                    Range{p.min, p.max, p.min_inclusive, p.max_inclusive}, "", "", p.description});
+  }
+  for (const KeySpec& k : schema::material.keys.subspan(1)) {
+    const auto same = [&](const KeySpec& s) { return std::string(s.key) == k.key; };
+    if (mappable && std::none_of(keys.begin(), keys.end(), same)) keys.push_back(k);
+  }
+  return keys;
+}
+
+std::shared_ptr<const MaterialModel> find_model(const Source& src, const Json& j,
+                                                const std::string& pointer) {
+  if (!j.is_string()) fail_at(src, pointer, "expected a material name, got " + describe_json(j));
+  const std::string name = j.get<std::string>();
+  std::vector<std::string> known;
+  for (const auto& m : all_materials()) {
+    if (m->name() == name) return m;
+    known.push_back(m->name());
+  }
+  std::string what = "unknown material '" + name + "'; ";
+  const std::string guess = closest_key(name, known);
+  if (!guess.empty()) what += "did you mean '" + guess + "'? ";
+  what += "known materials:";
+  for (const auto& k : known) what += " " + k;
+  fail_at(src, pointer, what);
+}
+
+bool has_youngs_poisson_mapping(const MaterialModel& model) {
+  try {
+    params_from_youngs_poisson(model, kYoungsParam.default_value, kPoissonParam.default_value);
+    return true;
+  } catch (const InputError&) {
+    return false;
+  }
+}
+
+}  // namespace
+
+std::pair<std::shared_ptr<const MaterialModel>, std::vector<double>> read_material(
+    const Source& src, const Json& j, const std::string& pointer) {
+  if (!j.is_object()) fail_at(src, pointer, "expected an object {...}, got " + describe_json(j));
+  if (!j.contains("model")) {
+    fail_at(src, child_pointer(pointer, "model"),
+            "missing required key 'model' (a registered material name)");
+  }
+  auto model = find_model(src, j["model"], child_pointer(pointer, "model"));
+  const auto table = model->params();
+  const bool mappable = has_youngs_poisson_mapping(*model);
+  const std::vector<KeySpec> keys = material_keys(*model, mappable);
+  const Section section{schema::material.path, schema::material.title, keys};
+  const ObjectReader r(src, j, pointer, section);
+
+  // The model's own keys, with the table's defaults, when no other key is given.
+  const auto native = [&](const std::string& key) {
+    return std::any_of(table.begin(), table.end(),
+                       [&](const ParamInfo& p) { return key == p.key; });
+  };
+  const bool all_native = std::all_of(j.items().begin(), j.items().end(), [&](const auto& item) {
+    return item.key() == "model" || native(item.key());
+  });
+  std::vector<double> params;
+  if (all_native) {
+    for (const ParamInfo& p : table) {
+      const Range range{p.min, p.max, p.min_inclusive, p.max_inclusive};
+      params.push_back(r.has(p.key) ? read_number(src, r.at(p.key), r.path(p.key), p.unit, range)
+                                    : p.default_value);
+    }
+  } else {
+    // youngs/poisson, mapped; then the model's own keys must not appear as well.
+    for (const ParamInfo& p : table) {
+      const std::string key = p.key;
+      if (r.has(p.key) && key != "youngs" && key != "poisson") {
+        std::string own;
+        for (const ParamInfo& q : table) own += (own.empty() ? "" : ", ") + std::string(q.key);
+        r.fail(p.key, "give either youngs and poisson or the parameters of '" + model->name() +
+                          "' (" + own + "), not both");
+      }
+    }
+    const auto read = [&](const ParamInfo& info) {
+      const Range range{info.min, info.max, info.min_inclusive, info.max_inclusive};
+      return r.has(info.key) ? read_number(src, r.at(info.key), r.path(info.key), info.unit, range)
+                             : info.default_value;
+    };
+    const double youngs = read(kYoungsParam);
+    const double poisson = read(kPoissonParam);
+    params = params_from_youngs_poisson(*model, youngs, poisson);
+    if (r.has("poisson") && params_from_youngs_poisson(*model, youngs, 0.1) ==
+                                params_from_youngs_poisson(*model, youngs, 0.2)) {
+      log(LogLevel::Warn, src.name + ": " + r.path("poisson") + ": material '" + model->name() +
+                              "' does not use Poisson's ratio; it is ignored");
+    }
+  }
+  validate_params(*model, params, src.name + ": " + pointer);
+  return {std::move(model), std::move(params)};
+}
+
+void add_scene_body(const Source& src, const Json& j, int index, Model& model) {
+  const std::string pointer = "/bodies/" + std::to_string(index);
+  const ObjectReader b(src, j, pointer, schema::body);
+  const std::string name = b.has("name") ? b.string("name") : "body" + std::to_string(index);
+  if (name.empty()) b.fail("name", "the body name must not be empty");
+  for (const Body& other : model.bodies)
+    if (other.name == name) b.fail("name", "a body named '" + name + "' already exists");
+  Mesh mesh = read_body_mesh(b.object("mesh", schema::mesh), model.dim);
+  auto [material, params] = read_material(src, b.at("material"), b.path("material"));
+  const double density = b.number("density");
+  try {
+    add_body(model, name, std::move(mesh), std::move(material), params, density);
+  } catch (const InputError& e) {
+    b.fail_here(e.what());
+  }
+}
+
+}  // namespace softgrad::detail

@@ -1,0 +1,284 @@
+// Scenes: JSON text -> validated Scene (Model, simulation options, duration, outputs).
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <utility>
+
+#include "bodies.hpp"
+#include "object_reader.hpp"
+#include "regions.hpp"
+#include "schema.hpp"
+#include "softgrad/errors.hpp"
+#include "softgrad/log.hpp"
+#include "softgrad/scene.hpp"
+
+namespace softgrad {
+
+namespace {
+
+using detail::fail_at;
+using detail::Json;
+using detail::ObjectReader;
+using detail::Source;
+namespace schema = detail::schema;
+
+// "<name>:<line>:<column>" of the 0-based byte offset k.
+std::string text_location(const Source& src, const std::string& text, size_t k) {
+  size_t line = 1;
+  size_t line_start = 0;
+  for (size_t i = 0; i < k; ++i) {
+    if (text[i] == '\n') {
+      ++line;
+      line_start = i + 1;
+    }
+  }
+  return src.name + ":" + std::to_string(line) + ":" + std::to_string(k - line_start + 1);
+}
+
+// nlohmann's parse error at its last read byte (1-based `byte`).
+[[noreturn]] void fail_parse(const Source& src, const std::string& text,
+                             const Json::parse_error& e) {
+  const size_t k = std::min<size_t>(e.byte > 0 ? e.byte - 1 : 0, text.size());
+  // Keep nlohmann's explanation, without its own "[json.exception...] ... column N: " prefix.
+  std::string what = e.what();
+  const size_t column = what.find("column ");
+  const size_t colon = column == std::string::npos ? column : what.find(": ", column);
+  if (colon != std::string::npos) what = what.substr(colon + 2);
+  throw InputError(text_location(src, text, k) + ": malformed JSON: " + what);
+}
+
+// A number literal too large for a double ("number overflow parsing '1e999'"), located by the
+// first occurrence of its text.
+[[noreturn]] void fail_overflow(const Source& src, const std::string& text,
+                                const Json::out_of_range& e) {
+  const std::string what = e.what();
+  const size_t open = what.find('\'');
+  const size_t close = open == std::string::npos ? open : what.find('\'', open + 1);
+  if (close == std::string::npos) throw InputError(src.name + ": " + what);
+  const std::string literal = what.substr(open + 1, close - open - 1);
+  const size_t k = text.find(literal);
+  throw InputError((k == std::string::npos ? src.name : text_location(src, text, k)) +
+                   ": the number " + literal + " is not finite in double precision");
+}
+
+// Pads a dim-vector to 3 components with zeros.
+Eigen::Vector3d to_3d(const Eigen::VectorXd& v) {
+  Eigen::Vector3d out = Eigen::Vector3d::Zero();
+  out.head(v.size()) = v;
+  return out;
+}
+
+void read_time(const ObjectReader& top, Scene& scene) {
+  const ObjectReader time = top.object("time", schema::time);
+  scene.options.dt = time.number("dt");
+  scene.duration = time.number("duration");
+  const double steps = scene.duration / scene.options.dt;
+  if (!(steps >= 0.5)) {
+    std::ostringstream os;
+    os << "duration " << scene.duration
+       << " s is shorter than half a time step (dt = " << scene.options.dt
+       << " s): no step would run";
+    time.fail("duration", os.str());
+  }
+  if (!(steps < 1e9)) time.fail("duration", "duration / dt exceeds 1e9 steps; increase dt");
+  scene.steps = static_cast<int>(std::llround(steps));
+}
+
+void read_solver(const ObjectReader& top, SimulationOptions& options) {
+  const ObjectReader solver = top.object("solver", schema::solver);
+  options.linear.kind = solver.string("linear");
+  options.linear.preconditioner = solver.string("preconditioner");
+  options.linear.rel_tol = solver.number("cg_tolerance");
+  options.linear.max_iterations = solver.integer("cg_max_iterations");
+  options.newton.tolerance = solver.number("newton_tolerance");
+  options.newton.max_iterations = solver.integer("newton_max_iterations");
+  options.newton.max_line_search = solver.integer("line_search_max_halvings");
+  options.newton.project_hessian = solver.boolean("project_hessian");
+  options.on_failure =
+      solver.string("on_failure") == "continue" ? FailurePolicy::Continue : FailurePolicy::Stop;
+  // The factory knows which combinations exist in this build.
+  try {
+    make_linear_solver(options.linear);
+  } catch (const InputError& e) {
+    const bool preconditioner =
+        options.linear.kind == "matfree" && options.linear.preconditioner != "jacobi";
+    solver.fail(preconditioner ? "preconditioner" : "linear", e.what());
+  }
+}
+
+void read_output(const ObjectReader& top, Scene& scene) {
+  const ObjectReader output = top.object("output", schema::output);
+  scene.output.directory =
+      output.has("directory") ? output.string("directory") : "out/" + scene.name;
+  if (scene.output.directory.empty()) output.fail("directory", "the directory must not be empty");
+  scene.output.every = output.integer("every");
+  scene.output.vtu = output.boolean("vtu");
+}
+
+// "fixed" or {"translate": ...} or {"rotate": ...}.
+void read_motion(const ObjectReader& bc, int dim, KinematicGroup& group) {
+  if (!bc.has("motion")) return;
+  const Json& j = bc.at("motion");
+  if (j.is_string()) {
+    if (j.get<std::string>() != "fixed") {
+      bc.fail("motion", "unknown motion " + j.dump() +
+                            "; use \"fixed\" or an object with 'translate' or 'rotate'");
+    }
+    return;
+  }
+  const ObjectReader motion = bc.object("motion", schema::motion);
+  if (motion.has("translate") == motion.has("rotate"))
+    motion.fail_here("a motion needs exactly one of 'translate' or 'rotate'");
+  if (motion.has("translate")) {
+    const ObjectReader translate = motion.object("translate", schema::translate);
+    group.motion = KinematicGroup::Motion::Translate;
+    group.velocity = to_3d(translate.vector("velocity", dim, {}));
+    return;
+  }
+  const ObjectReader rotate = motion.object("rotate", schema::rotate);
+  group.motion = KinematicGroup::Motion::Rotate;
+  group.center = to_3d(rotate.vector("center", dim, Eigen::VectorXd::Zero(dim)));
+  group.angular_velocity = rotate.number("angular_velocity");
+  if (dim == 2) {
+    if (rotate.has("axis")) rotate.fail("axis", "2D rotations turn about z; remove 'axis'");
+    group.axis = Eigen::Vector3d::UnitZ();
+    return;
+  }
+  if (!rotate.has("axis")) rotate.fail("axis", "missing key 'axis', required in 3D");
+  const Eigen::Vector3d axis = rotate.vector("axis", 3, {});
+  if (!(axis.norm() > 0)) rotate.fail("axis", "the axis must be non-zero");
+  group.axis = axis.normalized();
+}
+
+void read_boundary(const ObjectReader& top, Model& model) {
+  const std::vector<const Json*> entries = top.list("boundary");
+  std::vector<int> owner(model.n_verts, -1);
+  for (size_t i = 0; i < entries.size(); ++i) {
+    const ObjectReader bc(top.source(), *entries[i], "/boundary/" + std::to_string(i),
+                          schema::boundary);
+    KinematicGroup group;
+    group.name = bc.has("name") ? bc.string("name") : "boundary" + std::to_string(i);
+    group.verts = detail::select_region(bc, "region", model);
+    read_motion(bc, model.dim, group);
+    group.start = bc.number("start");
+    group.stop = bc.number("stop");
+    if (!(group.stop > group.start)) {
+      std::ostringstream os;
+      os << "stop = " << group.stop << " s must be after start = " << group.start << " s";
+      bc.fail("stop", os.str());
+    }
+    // A vertex in two groups follows the later one: one warning per earlier group.
+    std::map<int, std::pair<int, int>> shared;  // earlier group -> (count, first vertex)
+    for (const int v : group.verts) {
+      if (owner[v] >= 0 && shared[owner[v]].first++ == 0) shared[owner[v]].second = v;
+      owner[v] = static_cast<int>(i);
+    }
+    for (const auto& [earlier, count_first] : shared) {
+      const auto [count, first] = count_first;
+      log(LogLevel::Warn, top.source().name + ": " + bc.path("region") + ": " +
+                              std::to_string(count) + (count == 1 ? " vertex" : " vertices") +
+                              " (first " + std::to_string(first) + ") also in /boundary/" +
+                              std::to_string(earlier) + "; the later group wins");
+    }
+    model.kinematic.push_back(std::move(group));
+  }
+}
+
+// Gravity plus the body accelerations of /forces as one gravity term, and the point forces of
+// /forces as one external-force term (if there are any).
+void add_loads(const ObjectReader& top, Eigen::VectorXd g, Model& model) {
+  Eigen::VectorXd f = Eigen::VectorXd::Zero(model.n_dofs());
+  bool point_forces = false;
+  const std::vector<const Json*> entries = top.list("forces");
+  for (size_t i = 0; i < entries.size(); ++i) {
+    const ObjectReader force(top.source(), *entries[i], "/forces/" + std::to_string(i),
+                             schema::force);
+    const std::string type = force.string("type");
+    const bool point = type == "point";
+    for (const auto& [key, wanted] : {std::pair{"region", point}, std::pair{"force", point},
+                                      std::pair{"acceleration", !point}}) {
+      if (wanted && !force.has(key))
+        force.fail(key, "missing key '" + std::string(key) + "', required for type '" + type + "'");
+      if (!wanted && force.has(key))
+        force.fail(key, "'" + std::string(key) + "' does not apply to type '" + type + "'");
+    }
+    if (type == "body") {
+      g += force.vector("acceleration", model.dim, {});
+      continue;
+    }
+    point_forces = true;
+    const Eigen::VectorXd per_vertex = force.vector("force", model.dim, {});
+    for (const int v : detail::select_region(force, "region", model))
+      f.segment(static_cast<Eigen::Index>(v) * model.dim, model.dim) += per_vertex;
+  }
+  add_gravity(model, g);
+  if (point_forces) add_external_forces(model, f);
+}
+
+Scene build_scene(const Json& j, const Source& src, const std::filesystem::path& origin) {
+  const ObjectReader top(src, j, "", schema::top);
+  Scene scene;
+  scene.name = top.has("name") ? top.string("name") : origin.stem().string();
+  if (scene.name.empty() && !top.has("name")) scene.name = "scene";
+  if (scene.name.empty() || scene.name.find_first_of("/\\") != std::string::npos)
+    top.fail("name", "the name must be non-empty without '/' or '\\' (it names the output folder)");
+  const int dim = top.integer("dim");
+  scene.static_solve = top.string("mode") == "static";
+  read_time(top, scene);
+  read_solver(top, scene.options);
+  read_output(top, scene);
+  Eigen::VectorXd down = Eigen::VectorXd::Zero(dim);
+  down[1] = -9.81;
+  const Eigen::VectorXd gravity = top.vector("gravity", dim, down);
+  const ObjectReader damping = top.object("damping", schema::damping);
+  const double alpha = damping.number("alpha");
+  const double beta = damping.number("beta");
+
+  // Bodies, then the energy terms, then the kinematic groups on the rest positions.
+  auto model = std::make_shared<Model>();
+  model->dim = dim;
+  const std::vector<const Json*> bodies = top.list("bodies");
+  if (bodies.empty()) top.fail("bodies", "the scene needs at least one body");
+  for (size_t i = 0; i < bodies.size(); ++i)
+    detail::add_scene_body(src, *bodies[i], static_cast<int>(i), *model);
+  add_elastic_terms(*model);
+  add_loads(top, gravity, *model);
+  if (alpha > 0 || beta > 0) add_damping(*model, alpha, beta);
+  read_boundary(top, *model);
+  scene.model = std::move(model);
+  return scene;
+}
+
+}  // namespace
+
+Scene parse_scene(const std::string& json_text, const std::filesystem::path& origin) {
+  const Source src{origin.string(), origin.parent_path()};
+  Json j;
+  try {
+    j = Json::parse(json_text);
+  } catch (const Json::parse_error& e) {
+    fail_parse(src, json_text, e);
+  } catch (const Json::out_of_range& e) {
+    fail_overflow(src, json_text, e);
+  }
+  return build_scene(j, src, origin);
+}
+
+Scene load_scene(const std::filesystem::path& file) {
+  std::error_code ec;
+  if (!std::filesystem::exists(file, ec))
+    throw InputError(file.string() + ": scene file not found");
+  if (std::filesystem::is_directory(file, ec))
+    throw InputError(file.string() + ": is a folder, not a scene file");
+  std::ifstream in(file, std::ios::binary);
+  std::ostringstream text;
+  text << in.rdbuf();
+  if (!in) throw InputError(file.string() + ": cannot read the scene file");
+  Scene scene = parse_scene(text.str(), file);
+  scene.file = file;
+  return scene;
+}
+
+}  // namespace softgrad

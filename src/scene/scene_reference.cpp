@@ -1,0 +1,123 @@
+// scene_reference(): the schema tables and the material registry as plain text.
+#include <algorithm>
+#include <sstream>
+
+#include "schema.hpp"
+#include "softgrad/errors.hpp"
+#include "softgrad/material_model.hpp"
+#include "softgrad/scene.hpp"
+
+namespace softgrad {
+
+namespace {
+
+using detail::KeySpec;
+using detail::KeyType;
+using detail::Range;
+
+std::string type_text(const KeySpec& k) {
+  switch (k.type) {
+    case KeyType::Number:
+      return "number";
+    case KeyType::Integer:
+      return "integer";
+    case KeyType::Boolean:
+      return "boolean";
+    case KeyType::String:
+      return "string";
+    case KeyType::Choice:
+      return k.choices;
+    case KeyType::Vector:
+      return "[dim numbers]";
+    case KeyType::Integers:
+      return "[integers]";
+    case KeyType::Object:
+      return "object";
+    case KeyType::List:
+      return "[objects]";
+    case KeyType::Motion:
+      return "\"fixed\"|object";
+    case KeyType::BodyRef:
+      return "name|index";
+  }
+  return "";
+}
+
+std::string range_text(const KeySpec& k) {
+  const bool numeric = k.type == KeyType::Number || k.type == KeyType::Integer ||
+                       k.type == KeyType::Vector || k.type == KeyType::Integers;
+  return numeric && k.range.text() != "any" ? k.range.text() : "";
+}
+
+std::string default_text(const KeySpec& k) {
+  if (k.required()) return "required";
+  return k.default_text[0] ? k.default_text : "optional";
+}
+
+// Rows of cells printed as aligned columns, indented by two spaces; the last column is free.
+void print_table(std::ostringstream& os, const std::vector<std::vector<std::string>>& rows) {
+  std::vector<size_t> width;
+  for (const auto& row : rows) {
+    width.resize(std::max(width.size(), row.size()), 0);
+    for (size_t c = 0; c + 1 < row.size(); ++c) width[c] = std::max(width[c], row[c].size());
+  }
+  for (const auto& row : rows) {
+    std::string line = "  ";
+    for (size_t c = 0; c < row.size(); ++c) {
+      line += (c ? "  " : "") + row[c];
+      if (c + 1 < row.size()) line += std::string(width[c] - row[c].size(), ' ');
+    }
+    os << line << "\n";
+  }
+}
+
+// True if the model's parameters can be given as youngs and poisson instead of its own keys.
+bool maps_youngs_poisson(const MaterialModel& model) {
+  const auto table = model.params();
+  const bool native = std::any_of(table.begin(), table.end(), [](const ParamInfo& p) {
+    return std::string(p.key) == "poisson";
+  });
+  if (native) return false;
+  try {
+    const double youngs = kYoungsParam.default_value;
+    return params_from_youngs_poisson(model, youngs, 0.1) !=
+           params_from_youngs_poisson(model, youngs, 0.2);
+  } catch (const InputError&) {
+    return false;
+  }
+}
+
+}  // namespace
+
+std::string scene_reference() {
+  std::ostringstream os;
+  os << "softgrad scene reference\n"
+        "A scene is one JSON object. Sections are named by JSON pointer (* is a list index);\n"
+        "'region' sections appear under /boundary/* and /forces/*. Units are SI; unknown keys\n"
+        "are errors; relative mesh paths resolve against the scene file's folder.\n";
+  for (const detail::Section* section : detail::schema::all()) {
+    os << "\n" << (section->path[0] ? section->path : "/") << " - " << section->title << "\n";
+    std::vector<std::vector<std::string>> rows{
+        {"key", "type", "unit", "range", "default", "description"}};
+    for (const KeySpec& k : section->keys) {
+      rows.push_back({k.key, type_text(k), k.unit, range_text(k), default_text(k), k.description});
+    }
+    print_table(os, rows);
+  }
+  os << "\nMaterials (the value of /bodies/*/material/model) and their own parameter keys:\n";
+  for (const auto& model : all_materials()) {
+    os << "\n"
+       << model->name() << (maps_youngs_poisson(*model) ? " (or youngs and poisson)" : "") << "\n";
+    std::vector<std::vector<std::string>> rows{{"key", "unit", "range", "default", "description"}};
+    for (const ParamInfo& p : model->params()) {
+      const Range range{p.min, p.max, p.min_inclusive, p.max_inclusive};
+      std::ostringstream def;
+      def << p.default_value;
+      rows.push_back({p.key, p.unit, range.text(), def.str(), p.description});
+    }
+    print_table(os, rows);
+  }
+  return os.str();
+}
+
+}  // namespace softgrad

@@ -1,0 +1,320 @@
+// The scene schema tables and the validated reader built on them.
+#include "schema.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <sstream>
+
+#include "softgrad/errors.hpp"
+
+namespace softgrad::detail {
+
+namespace {
+
+using enum KeyType;
+
+constexpr Range kClosed2To3{2.0, 3.0, true, true};
+constexpr Range kUnitOpen{0.0, 1.0, false, false};
+constexpr Range kAtLeastOne{1.0, kInf, true, false};
+
+// Top level.
+constexpr KeySpec kTopKeys[] = {
+    {"name", String, "", {}, "", "", "scene name; default: the file name without extension"},
+    {"description", String, "", {}, "", "", "free text for readers; ignored"},
+    {"dim", Integer, "", kClosed2To3, "", "3", "2 (triangles, plane strain) or 3 (tetrahedra)"},
+    {"mode",
+     Choice,
+     "",
+     {},
+     "dynamic|static",
+     "dynamic",
+     "dynamic: backward Euler steps; static: equilibrium at each load step"},
+    {"time", Object, "", {}, "", "{}", "time stepping, see /time"},
+    {"gravity", Vector, "m/s^2", kAnyNumber, "", "[0, -9.81(, 0)]",
+     "gravitational acceleration (y is up)"},
+    {"damping", Object, "", {}, "", "{}", "Rayleigh damping, see /damping"},
+    {"solver", Object, "", {}, "", "{}", "Newton and linear solver settings, see /solver"},
+    {"bodies", List, "", {}, "", nullptr, "the deformable bodies (at least one), see /bodies/*"},
+    {"boundary", List, "", {}, "", "[]", "kinematic constraints, see /boundary/*"},
+    {"forces", List, "", {}, "", "[]", "external forces, see /forces/*"},
+    {"output", Object, "", {}, "", "{}", "what a run writes, see /output"},
+};
+
+constexpr KeySpec kTimeKeys[] = {
+    {"dt", Number, "s", kPositive, "", "0.01",
+     "time step (static mode: the load step between equilibria)"},
+    {"duration", Number, "s", kPositive, "", "1", "simulated time; steps = round(duration / dt)"},
+};
+
+constexpr KeySpec kDampingKeys[] = {
+    {"alpha", Number, "1/s", kNonNegative, "", "0", "mass-proportional Rayleigh coefficient"},
+    {"beta", Number, "s", kNonNegative, "", "0", "stiffness-proportional Rayleigh coefficient"},
+};
+
+constexpr KeySpec kSolverKeys[] = {
+    {"linear",
+     Choice,
+     "",
+     {},
+     "cholmod|pcg|matfree|cuda",
+     "cholmod",
+     "linear solver: Cholesky (CHOLMOD), CG on the assembled matrix, matrix-free CG, or CUDA CG"},
+    {"preconditioner",
+     Choice,
+     "",
+     {},
+     "jacobi|ichol",
+     "jacobi",
+     "CG preconditioner (ichol needs linear = pcg)"},
+    {"cg_tolerance", Number, "", kUnitOpen, "", "1e-10", "CG stops when |r| <= tol |b|"},
+    {"cg_max_iterations", Integer, "", kAtLeastOne, "", "10000", "CG iteration limit"},
+    {"newton_tolerance", Number, "", kPositive, "", "1e-9",
+     "Newton stops when |dx|_inf <= tol L (static) or |dx|_inf / dt <= tol L per second "
+     "(dynamic); L is the bounding-box diagonal"},
+    {"newton_max_iterations", Integer, "", kAtLeastOne, "", "50",
+     "Newton iteration limit per step"},
+    {"line_search_max_halvings", Integer, "", kAtLeastOne, "", "40",
+     "backtracking halvings before the line search gives up"},
+    {"project_hessian",
+     Boolean,
+     "",
+     {},
+     "",
+     "true",
+     "project element Hessians to PSD for the Newton direction"},
+    {"on_failure",
+     Choice,
+     "",
+     {},
+     "stop|continue",
+     "stop",
+     "when Newton does not converge: stop the run, or warn and continue"},
+};
+
+constexpr KeySpec kOutputKeys[] = {
+    {"directory",
+     String,
+     "",
+     {},
+     "",
+     "",
+     "output folder, relative to the working directory; default out/<scene name>"},
+    {"every", Integer, "", kNonNegative, "", "1", "write a frame every N steps (0: none)"},
+    {"vtu", Boolean, "", {}, "", "true", "write .vtu frames and a .pvd collection"},
+};
+
+constexpr KeySpec kBodyKeys[] = {
+    {"name", String, "", {}, "", "", "unique body name; default body<index>"},
+    {"mesh", Object, "", {}, "", nullptr, "the rest mesh, see /bodies/*/mesh"},
+    {"material", Object, "", {}, "", nullptr, "the material, see /bodies/*/material"},
+    {"density", Number, "kg/m^3", kPositive, "", "1000", "mass density (kg/m^2 in 2D)"},
+};
+
+constexpr KeySpec kMeshKeys[] = {
+    {"file",
+     String,
+     "",
+     {},
+     "",
+     "",
+     "mesh file (.msh, .node or .ele), relative to the scene file; give file or generator"},
+    {"generator",
+     Choice,
+     "",
+     {},
+     "box|rectangle",
+     "",
+     "built-in mesh: box (3D, tetrahedra) or rectangle (2D, triangles)"},
+    {"resolution", Integers, "", kAtLeastOne, "", "",
+     "cells per axis, [nx, ny(, nz)] (generator only, required with it)"},
+    {"size", Vector, "m", kPositive, "", "", "extent [sx, sy(, sz)] (generator only, required)"},
+    {"origin", Vector, "m", kAnyNumber, "", "[0, 0(, 0)]", "lowest corner (generator only)"},
+    {"scale", Number, "", kPositive, "", "1", "multiplies the coordinates (before translate)"},
+    {"translate", Vector, "m", kAnyNumber, "", "[0, 0(, 0)]", "added to the coordinates"},
+};
+
+// The material keys besides the model's own parameter keys (listed per model in the reference).
+constexpr KeySpec kMaterialKeys[] = {
+    {"model", String, "", {}, "", nullptr, "a registered material name (listed below)"},
+    {"youngs", Number, "Pa", kPositive, "", "1e5",
+     "Young's modulus, mapped to the model's parameters (not with its own keys)"},
+    {"poisson", Number, "", Range{-1.0, 0.5, false, false}, "", "0.3",
+     "Poisson's ratio, mapped with youngs"},
+};
+
+constexpr KeySpec kBoundaryKeys[] = {
+    {"name", String, "", {}, "", "", "name in reports; default boundary<index>"},
+    {"region", Object, "", {}, "", nullptr, "the vertices held, see region"},
+    {"motion", Motion, "", {}, "", "fixed", "\"fixed\", or an object, see /boundary/*/motion"},
+    {"start", Number, "s", kNonNegative, "", "0", "the motion starts (before: rest positions)"},
+    {"stop", Number, "s", kPositive, "", "inf", "the motion stops (after: held); > start"},
+};
+
+constexpr KeySpec kRegionKeys[] = {
+    {"box", Object, "", {}, "", "", "vertices inside an axis-aligned box, see region/box"},
+    {"plane", Object, "", {}, "", "", "vertices on the normal's side of a plane, see region/plane"},
+    {"indices", Integers, "", kNonNegative, "", "", "vertex indices (model numbering, or body's)"},
+    {"body",
+     BodyRef,
+     "",
+     {},
+     "",
+     "",
+     "only this body (name or index); indices are then the body's own vertex numbers"},
+};
+
+constexpr KeySpec kBoxKeys[] = {
+    {"min", Vector, "m", kAnyNumber, "", nullptr, "lowest corner"},
+    {"max", Vector, "m", kAnyNumber, "", nullptr, "highest corner (>= min)"},
+};
+
+constexpr KeySpec kPlaneKeys[] = {
+    {"point", Vector, "m", kAnyNumber, "", nullptr, "a point on the plane"},
+    {"normal", Vector, "", kAnyNumber, "", nullptr,
+     "non-zero; selects X with (X - point) . normal >= -1e-6 L"},
+};
+
+constexpr KeySpec kMotionKeys[] = {
+    {"translate", Object, "", {}, "", "", "constant velocity, see motion/translate"},
+    {"rotate", Object, "", {}, "", "", "rotation about an axis, see motion/rotate"},
+};
+
+constexpr KeySpec kTranslateKeys[] = {
+    {"velocity", Vector, "m/s", kAnyNumber, "", nullptr, "velocity of the selected vertices"},
+};
+
+constexpr KeySpec kRotateKeys[] = {
+    {"center", Vector, "m", kAnyNumber, "", "[0, 0(, 0)]", "a point on the axis"},
+    {"axis", Vector, "", kAnyNumber, "", "",
+     "axis direction, non-zero (3D only: 2D turns about z)"},
+    {"angular_velocity", Number, "rad/s", kAnyNumber, "", nullptr,
+     "counter-clockwise about the axis"},
+};
+
+constexpr KeySpec kForceKeys[] = {
+    {"type",
+     Choice,
+     "",
+     {},
+     "point|body",
+     nullptr,
+     "point: a force on each vertex of a region; body: an acceleration on all mass"},
+    {"region", Object, "", {}, "", "", "the loaded vertices (point only, required)"},
+    {"force", Vector, "N", kAnyNumber, "", "", "force on each selected vertex (point only)"},
+    {"acceleration", Vector, "m/s^2", kAnyNumber, "", "", "added to gravity (body only)"},
+};
+
+size_t edit_distance(const std::string& a, const std::string& b) {
+  std::vector<size_t> row(b.size() + 1);
+  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    size_t diagonal = row[0];
+    row[0] = i;
+    for (size_t j = 1; j <= b.size(); ++j) {
+      const size_t substitute = diagonal + (a[i - 1] == b[j - 1] ? 0 : 1);
+      diagonal = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, substitute});
+    }
+  }
+  return row[b.size()];
+}
+
+}  // namespace
+
+namespace schema {
+const Section top{"", "the scene", kTopKeys};
+const Section time{"/time", "time stepping", kTimeKeys};
+const Section damping{"/damping", "Rayleigh damping", kDampingKeys};
+const Section solver{"/solver", "Newton and linear solver settings", kSolverKeys};
+const Section output{"/output", "what a run writes", kOutputKeys};
+const Section body{"/bodies/*", "one deformable body", kBodyKeys};
+const Section mesh{"/bodies/*/mesh", "the body's rest mesh: a file or a generator", kMeshKeys};
+const Section material{"/bodies/*/material",
+                       "the body's material: youngs/poisson, or the model's own parameters",
+                       kMaterialKeys};
+const Section boundary{"/boundary/*", "a kinematic constraint on a region", kBoundaryKeys};
+const Section region{"region", "a vertex selection on rest positions: one of box, plane, indices",
+                     kRegionKeys};
+const Section box{"region/box", "axis-aligned box, boundaries included (+-1e-6 L)", kBoxKeys};
+const Section plane{"region/plane", "half space on the normal's side", kPlaneKeys};
+const Section motion{"/boundary/*/motion", "one of translate, rotate", kMotionKeys};
+const Section translate{"motion/translate", "x(t) = X + velocity (t - start)", kTranslateKeys};
+const Section rotate{"motion/rotate", "rotation by angular_velocity (t - start) about the axis",
+                     kRotateKeys};
+const Section force{"/forces/*", "an external force", kForceKeys};
+
+std::span<const Section* const> all() {
+  static const Section* const kAll[] = {&top,    &time,     &damping,  &solver, &output,    &body,
+                                        &mesh,   &material, &boundary, &motion, &translate, &rotate,
+                                        &region, &box,      &plane,    &force};
+  return kAll;
+}
+}  // namespace schema
+
+std::string format_number(double v) {
+  std::ostringstream os;
+  os << v;
+  return os.str();
+}
+
+std::string Range::text() const {
+  if (std::isinf(min) && min < 0 && std::isinf(max) && max > 0) return "any";
+  return (min_inclusive ? "[" : "(") + format_number(min) + ", " + format_number(max) +
+         (max_inclusive ? "]" : ")");
+}
+
+void fail_at(const Source& src, const std::string& pointer, const std::string& what) {
+  throw InputError(src.name + ": " + (pointer.empty() ? std::string("top level") : pointer) + ": " +
+                   what);
+}
+
+std::string child_pointer(const std::string& pointer, const std::string& key) {
+  std::string escaped;
+  for (const char c : key) {
+    if (c == '~') {
+      escaped += "~0";
+    } else if (c == '/') {
+      escaped += "~1";
+    } else {
+      escaped += c;
+    }
+  }
+  return pointer + "/" + escaped;
+}
+
+std::string describe_json(const Json& j) {
+  std::string text = j.dump();
+  if (text.size() > 40) text = text.substr(0, 37) + "...";
+  switch (j.type()) {
+    case Json::value_t::null:
+      return "null";
+    case Json::value_t::boolean:
+      return "the boolean " + text;
+    case Json::value_t::string:
+      return "the string " + text;
+    case Json::value_t::array:
+      return "a list " + text;
+    case Json::value_t::object:
+      return "an object " + text;
+    default:
+      return "the number " + text;
+  }
+}
+
+std::string closest_key(const std::string& key, const std::vector<std::string>& candidates) {
+  std::string best;
+  size_t best_distance = std::string::npos;
+  for (const auto& c : candidates) {
+    const size_t d = edit_distance(key, c);
+    if (d < best_distance) {
+      best_distance = d;
+      best = c;
+    }
+  }
+  // A typo: at most 2 edits, or a third of the word.
+  const bool plausible = best_distance <= 2 || best_distance * 3 <= key.size();
+  return plausible && best_distance < key.size() ? best : "";
+}
+
+}  // namespace softgrad::detail

@@ -1,0 +1,143 @@
+// Every scene in scenes/ loads, validates and takes one step (or one static solve) to a finite
+// state: the scenes are the examples, and each is a smoke test.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <filesystem>
+
+#include "softgrad/scene.hpp"
+#include "softgrad/simulator.hpp"
+
+using namespace softgrad;
+
+namespace {
+
+namespace fs = std::filesystem;
+
+fs::path scene_dir() { return fs::path(SOFTGRAD_SOURCE_DIR) / "scenes"; }
+
+// The scenes whose load or first step exceeds the 1 s budget of a Debug test case.
+bool is_large(const fs::path& scene) { return scene.stem() == "armadillo"; }
+
+std::vector<fs::path> scene_files() {
+  std::vector<fs::path> files;
+  for (const auto& entry : fs::directory_iterator(scene_dir()))
+    if (entry.path().extension() == ".json") files.push_back(entry.path());
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
+// One step (dynamic) or one static solve from rest.
+State first_step(const Scene& scene, NewtonReport& report) {
+  Simulator sim(scene.model, scene.options);
+  State s = sim.rest_state();
+  s.t = scene.static_solve ? scene.options.dt : 0.0;
+  report = scene.static_solve ? sim.solve_static(s) : sim.step(s);
+  return s;
+}
+
+// The smoke test: converged, finite, and (for checks) the state after the step.
+State smoke(const Scene& scene, NewtonReport* report_out = nullptr) {
+  NewtonReport report;
+  const State s = first_step(scene, report);
+  CAPTURE(report.message);
+  CHECK(report.converged());
+  CHECK(s.x.allFinite());
+  CHECK(s.v.allFinite());
+  CHECK(s.x.size() == scene.model->n_dofs());
+  if (report_out) *report_out = report;
+  return s;
+}
+
+// The vertex whose rest position is nearest to `point`.
+int vertex_near(const Model& model, const Eigen::VectorXd& point) {
+  int best = 0;
+  for (int v = 1; v < model.n_verts; ++v) {
+    if ((model.X.segment(v * model.dim, model.dim) - point).norm() <
+        (model.X.segment(best * model.dim, model.dim) - point).norm())
+      best = v;
+  }
+  return best;
+}
+
+// The position after the first step of the vertex nearest to rest position `point`.
+Eigen::VectorXd moved(const Scene& scene, const State& s, const Eigen::VectorXd& point) {
+  const int dim = scene.model->dim;
+  return s.x.segment(vertex_near(*scene.model, point) * dim, dim);
+}
+
+}  // namespace
+
+TEST_CASE("scenes/scene_files: every scene loads and validates") {
+  const std::vector<fs::path> files = scene_files();
+  CHECK(files.size() >= 6);
+  for (const fs::path& file : files) {
+    if (is_large(file)) continue;  // in the slow suite below
+    CAPTURE(file.string());
+    const Scene scene = load_scene(file);
+    CHECK(scene.name == file.stem().string());
+    CHECK(scene.model->n_verts > 0);
+    CHECK_FALSE(scene.model->kinematic.empty());
+    CHECK(scene.steps >= 1);
+  }
+}
+
+Scene load(const std::string& name) { return load_scene(scene_dir() / (name + ".json")); }
+
+TEST_CASE("scenes/scene_files: the cantilever sags after one step") {
+  const Scene scene = load("cantilever");
+  const State s = smoke(scene);
+  // The free end moves down; the clamped end stays.
+  CHECK(moved(scene, s, Eigen::Vector3d(1, 0, 0))[1] < 0.0);
+  CHECK(moved(scene, s, Eigen::Vector3d(0, 0, 0)) == Eigen::Vector3d::Zero());
+}
+
+TEST_CASE("scenes/scene_files: the static cantilever bends down") {
+  const Scene scene = load("cantilever_static");
+  const double tip = moved(scene, smoke(scene), Eigen::Vector3d(1, 0, 0))[1];
+  // About 0.14 m: Euler-Bernoulli's q L^4 / (8 E I) = 0.29 m, halved by the coarse tetrahedra.
+  CAPTURE(tip);
+  CHECK(tip < -0.05);
+  CHECK(tip > -0.2);
+}
+
+TEST_CASE("scenes/scene_files: the hanging sheet falls between its corners") {
+  const Scene scene = load("hanging_sheet");
+  const State s = smoke(scene);
+  CHECK(moved(scene, s, Eigen::Vector2d(0.5, -1.0))[1] < -1.0);
+  CHECK(moved(scene, s, Eigen::Vector2d(0, 0)) == Eigen::Vector2d(0, 0));
+}
+
+TEST_CASE("scenes/scene_files: the twisting bar's end turns about its axis") {
+  const Scene scene = load("twisting_bar");
+  const State s = smoke(scene);
+  // The end's corner at (1, -0.1, -0.1) turns by pi dt about x.
+  const double angle = 3.141592653589793 * scene.options.dt;
+  const Eigen::Vector3d expected(1.0, -0.1 * std::cos(angle) + 0.1 * std::sin(angle),
+                                 -0.1 * std::sin(angle) - 0.1 * std::cos(angle));
+  CHECK((moved(scene, s, Eigen::Vector3d(1, -0.1, -0.1)) - expected).norm() < 1e-12);
+}
+
+TEST_CASE("scenes/scene_files: the squashed block's top plate moves down") {
+  const Scene scene = load("squashed_block");
+  const State s = smoke(scene);
+  CHECK(moved(scene, s, Eigen::Vector3d(0, 0.2, 0))[1] == doctest::Approx(0.2 - 0.05 * 0.01));
+  CHECK(moved(scene, s, Eigen::Vector3d(0.1, 0.1, 0.1))[1] < 0.1);
+}
+
+TEST_CASE("scenes/scene_files: the armadillo loads and takes a step" *
+          doctest::test_suite("slow")) {
+  const auto start = std::chrono::steady_clock::now();
+  const Scene scene = load_scene(scene_dir() / "armadillo.json");
+  CHECK(scene.model->n_verts == 14779);
+  CHECK(scene.model->kinematic.at(0).verts.size() > 100);
+  const auto loaded = std::chrono::steady_clock::now();
+  NewtonReport report;
+  smoke(scene, &report);
+  const auto stepped = std::chrono::steady_clock::now();
+  MESSAGE("armadillo: load " << std::chrono::duration<double>(loaded - start).count() << " s, step "
+                             << std::chrono::duration<double>(stepped - loaded).count() << " s ("
+                             << report.iterations << " Newton iterations)");
+}
