@@ -8,12 +8,12 @@ using softgrad::ad::Dual;
 
 TEST_CASE("ad/dual: elementary functions carry exact first derivatives") {
   Dual<2> x(0.7);
-  x.t[0] = 1.0;  // d/dx
-  x.t[1] = 2.0;  // twice that
+  x.d[1] = 1.0;  // d/dx
+  x.d[2] = 2.0;  // twice that
   const auto check = [](const Dual<2>& y, double value, double derivative) {
-    CHECK(y.v == doctest::Approx(value).epsilon(1e-15));
-    CHECK(y.t[0] == doctest::Approx(derivative).epsilon(1e-14));
-    CHECK(y.t[1] == doctest::Approx(2 * derivative).epsilon(1e-14));
+    CHECK(y.d[0] == doctest::Approx(value).epsilon(1e-15));
+    CHECK(y.d[1] == doctest::Approx(derivative).epsilon(1e-14));
+    CHECK(y.d[2] == doctest::Approx(2 * derivative).epsilon(1e-14));
   };
   check(log(x), std::log(0.7), 1 / 0.7);
   check(exp(x), std::exp(0.7), std::exp(0.7));

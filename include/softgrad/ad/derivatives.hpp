@@ -52,7 +52,7 @@ SOFTGRAD_HD bool gradient(const Fn& f, const double* x, const double* p, double&
     for (int i = 0; i < N; ++i) g[i] = tape.overflowed() ? detail::quiet_nan() : 0.0;
     return !tape.overflowed();
   }
-  tape.reverse(e.idx);
+  tape.reverse(e.idx, N);
   for (int i = 0; i < N; ++i) g[i] = tape.adjoint(xv[i].idx);
   return true;
 }
@@ -67,22 +67,22 @@ SOFTGRAD_HD bool hessian(const Fn& f, const double* x, const double* p, double& 
   Var<R> xv[N];
   for (int i = 0; i < N; ++i) {
     R seed(x[i]);
-    seed.t[i] = 1.0;
+    seed.d[1 + i] = 1.0;
     xv[i] = tape.input(seed);
   }
   const Var<R> e = f(static_cast<const Var<R>*>(xv), p);
-  value = e.val.v;
+  value = e.val.d[0];
   if (tape.overflowed() || !e.tape) {
     const double fill = tape.overflowed() ? detail::quiet_nan() : 0.0;
     for (int i = 0; i < N; ++i) g[i] = fill;
     for (int i = 0; i < N * N; ++i) H[i] = fill;
     return !tape.overflowed();
   }
-  tape.reverse(e.idx);
+  tape.reverse(e.idx, N);
   for (int i = 0; i < N; ++i) {
     const R& a = tape.adjoint(xv[i].idx);
-    g[i] = a.v;
-    for (int k = 0; k < N; ++k) H[i * N + k] = a.t[k];
+    g[i] = a.d[0];
+    for (int k = 0; k < N; ++k) H[i * N + k] = a.d[1 + k];
   }
   // Exact arithmetic gives a symmetric matrix; remove the rounding asymmetry.
   for (int i = 0; i < N; ++i)
@@ -105,7 +105,7 @@ SOFTGRAD_HD bool hessian_vector_product(const Fn& f, const double* x, const doub
   Var<R> xv[N];
   for (int i = 0; i < N; ++i) {
     R seed(x[i]);
-    seed.t[0] = u[i];
+    seed.d[1] = u[i];
     xv[i] = tape.input(seed);
   }
   const Var<R> e = f(static_cast<const Var<R>*>(xv), p);
@@ -120,8 +120,8 @@ SOFTGRAD_HD bool hessian_vector_product(const Fn& f, const double* x, const doub
   tape.reverse(e.idx);
   for (int i = 0; i < N; ++i) {
     const R& a = tape.adjoint(xv[i].idx);
-    Hu[i] = a.t[0];
-    if (g) g[i] = a.v;
+    Hu[i] = a.d[1];
+    if (g) g[i] = a.d[0];
   }
   return true;
 }
@@ -142,7 +142,7 @@ SOFTGRAD_HD bool parameter_derivatives(const Fn& f, const double* x, const doubl
   Var<R> pv[M];
   for (int i = 0; i < N; ++i) {
     R seed(x[i]);
-    seed.t[0] = lambda ? lambda[i] : 0.0;
+    seed.d[1] = lambda ? lambda[i] : 0.0;
     xv[i] = tape.input(seed);
   }
   for (int j = 0; j < M; ++j) pv[j] = tape.input(R(p[j]));
@@ -158,8 +158,8 @@ SOFTGRAD_HD bool parameter_derivatives(const Fn& f, const double* x, const doubl
   tape.reverse(e.idx);
   for (int j = 0; j < M; ++j) {
     const R& a = tape.adjoint(pv[j].idx);
-    if (dE_dp) dE_dp[j] = a.v;
-    if (mixed) mixed[j] = a.t[0];
+    if (dE_dp) dE_dp[j] = a.d[0];
+    if (mixed) mixed[j] = a.d[1];
   }
   return true;
 }

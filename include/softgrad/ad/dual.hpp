@@ -1,5 +1,5 @@
 /// @file dual.hpp
-/// Dual numbers with L tangent lanes: v + sum_k t[k] eps_k, eps_k eps_l = 0.
+/// Dual numbers with L tangent lanes: d[0] + sum_k d[1 + k] eps_k, eps_k eps_l = 0.
 /// They are the "forward" half of softgrad's forward-over-reverse AD: the reverse tape
 /// (tape.hpp) is recorded over Dual<L> instead of double, so one reverse sweep returns the
 /// gradient in the values and L Hessian-vector products in the tangents.
@@ -9,120 +9,128 @@
 
 #include "softgrad/errors.hpp"
 
+/// Forces inlining of the tiny AD operations: GCC's heuristics otherwise leave Dual<9> and
+/// Var<Dual<9>> arithmetic as out-of-line calls returning 96-byte structs through memory.
+#if defined(__CUDACC__)
+#define SOFTGRAD_AD_INLINE __forceinline__
+#elif defined(__GNUC__)
+#define SOFTGRAD_AD_INLINE __attribute__((always_inline)) inline
+#else
+#define SOFTGRAD_AD_INLINE inline
+#endif
+
 namespace softgrad::ad {
 
+/// d[0] is the value, d[1 + k] tangent lane k. One array, and every operation writes all of it
+/// with the same per-lane formula pattern, so that the compiler stores and reloads a Dual with
+/// the same vector widths (a value stored apart from its tangents defeats store forwarding).
 template <int L>
 struct Dual {
   static_assert(L >= 1, "Dual<L> needs at least one tangent lane; use double for none.");
-  double v;
-  double t[L];
+  double d[L + 1];
 
   Dual() = default;
   /// A constant: zero tangents.
-  SOFTGRAD_HD Dual(double value) : v(value) {  // NOLINT: implicit on purpose
-    for (int k = 0; k < L; ++k) t[k] = 0.0;
+  SOFTGRAD_HD SOFTGRAD_AD_INLINE Dual(double value) {  // NOLINT: implicit on purpose
+    for (int k = 0; k <= L; ++k) d[k] = k == 0 ? value : 0.0;
   }
+  SOFTGRAD_HD SOFTGRAD_AD_INLINE double value() const { return d[0]; }
 };
 
 /// The plain value of a double or a dual.
-SOFTGRAD_HD inline double primal(double x) { return x; }
+SOFTGRAD_HD SOFTGRAD_AD_INLINE double primal(double x) { return x; }
 template <int L>
-SOFTGRAD_HD double primal(const Dual<L>& x) {
-  return x.v;
+SOFTGRAD_HD SOFTGRAD_AD_INLINE double primal(const Dual<L>& x) {
+  return x.d[0];
 }
 
 template <int L>
-SOFTGRAD_HD Dual<L> operator+(const Dual<L>& a, const Dual<L>& b) {
+SOFTGRAD_HD SOFTGRAD_AD_INLINE Dual<L> operator+(const Dual<L>& a, const Dual<L>& b) {
   Dual<L> c;
-  c.v = a.v + b.v;
-  for (int k = 0; k < L; ++k) c.t[k] = a.t[k] + b.t[k];
+  for (int k = 0; k <= L; ++k) c.d[k] = a.d[k] + b.d[k];
   return c;
 }
 template <int L>
-SOFTGRAD_HD Dual<L> operator-(const Dual<L>& a, const Dual<L>& b) {
+SOFTGRAD_HD SOFTGRAD_AD_INLINE Dual<L> operator-(const Dual<L>& a, const Dual<L>& b) {
   Dual<L> c;
-  c.v = a.v - b.v;
-  for (int k = 0; k < L; ++k) c.t[k] = a.t[k] - b.t[k];
+  for (int k = 0; k <= L; ++k) c.d[k] = a.d[k] - b.d[k];
   return c;
 }
 template <int L>
-SOFTGRAD_HD Dual<L> operator-(const Dual<L>& a) {
+SOFTGRAD_HD SOFTGRAD_AD_INLINE Dual<L> operator-(const Dual<L>& a) {
   Dual<L> c;
-  c.v = -a.v;
-  for (int k = 0; k < L; ++k) c.t[k] = -a.t[k];
+  for (int k = 0; k <= L; ++k) c.d[k] = -a.d[k];
   return c;
 }
 template <int L>
-SOFTGRAD_HD Dual<L> operator*(const Dual<L>& a, const Dual<L>& b) {
+SOFTGRAD_HD SOFTGRAD_AD_INLINE Dual<L> operator*(const Dual<L>& a, const Dual<L>& b) {
+  const double a0 = a.d[0], b0 = b.d[0];
   Dual<L> c;
-  c.v = a.v * b.v;
-  for (int k = 0; k < L; ++k) c.t[k] = a.v * b.t[k] + a.t[k] * b.v;
+  for (int k = 0; k <= L; ++k) c.d[k] = a0 * b.d[k] + (k == 0 ? 0.0 : a.d[k]) * b0;
   return c;
 }
 template <int L>
-SOFTGRAD_HD Dual<L> operator*(double s, const Dual<L>& a) {
+SOFTGRAD_HD SOFTGRAD_AD_INLINE Dual<L> operator*(double s, const Dual<L>& a) {
   Dual<L> c;
-  c.v = s * a.v;
-  for (int k = 0; k < L; ++k) c.t[k] = s * a.t[k];
+  for (int k = 0; k <= L; ++k) c.d[k] = s * a.d[k];
   return c;
 }
 template <int L>
-SOFTGRAD_HD Dual<L> operator*(const Dual<L>& a, double s) {
+SOFTGRAD_HD SOFTGRAD_AD_INLINE Dual<L> operator*(const Dual<L>& a, double s) {
   return s * a;
 }
 template <int L>
-SOFTGRAD_HD Dual<L> operator/(const Dual<L>& a, const Dual<L>& b) {
-  const double inv = 1.0 / b.v;
-  const double q = a.v * inv;
+SOFTGRAD_HD SOFTGRAD_AD_INLINE Dual<L> operator/(const Dual<L>& a, const Dual<L>& b) {
+  const double inv = 1.0 / b.d[0];
+  const double q = a.d[0] * inv;
   Dual<L> c;
-  c.v = q;
-  for (int k = 0; k < L; ++k) c.t[k] = (a.t[k] - q * b.t[k]) * inv;
+  for (int k = 0; k <= L; ++k)
+    c.d[k] = (k == 0 ? 0.0 : a.d[k] - q * b.d[k]) * inv + (k == 0 ? q : 0.0);
   return c;
 }
 
-/// a += s * b, the reverse sweep's accumulation: (a.v + s.v b.v) + eps (s.v b.t + s.t b.v).
+/// a += s * b, the reverse sweep's accumulation, lane by lane with the product rule.
 template <int L>
-SOFTGRAD_HD void accumulate(Dual<L>& a, const Dual<L>& s, const Dual<L>& b) {
-  a.v += s.v * b.v;
-  for (int k = 0; k < L; ++k) a.t[k] += s.v * b.t[k] + s.t[k] * b.v;
+SOFTGRAD_HD SOFTGRAD_AD_INLINE void accumulate(Dual<L>& a, const Dual<L>& s, const Dual<L>& b) {
+  const double s0 = s.d[0], b0 = b.d[0];
+  for (int k = 0; k <= L; ++k) a.d[k] += s0 * b.d[k] + (k == 0 ? 0.0 : s.d[k]) * b0;
 }
-SOFTGRAD_HD inline void accumulate(double& a, double s, double b) { a += s * b; }
+SOFTGRAD_HD SOFTGRAD_AD_INLINE void accumulate(double& a, double s, double b) { a += s * b; }
 
-/// f(a) for a scalar function with value f and derivative df at a.v.
+/// f(a) for a scalar function with value f and derivative df at the value of a.
 template <int L>
-SOFTGRAD_HD Dual<L> chain(const Dual<L>& a, double f, double df) {
+SOFTGRAD_HD SOFTGRAD_AD_INLINE Dual<L> chain(const Dual<L>& a, double f, double df) {
   Dual<L> c;
-  c.v = f;
-  for (int k = 0; k < L; ++k) c.t[k] = df * a.t[k];
+  for (int k = 0; k <= L; ++k) c.d[k] = df * (k == 0 ? 0.0 : a.d[k]) + (k == 0 ? f : 0.0);
   return c;
 }
 
 template <int L>
-SOFTGRAD_HD Dual<L> log(const Dual<L>& a) {
-  return chain(a, std::log(a.v), 1.0 / a.v);
+SOFTGRAD_HD SOFTGRAD_AD_INLINE Dual<L> log(const Dual<L>& a) {
+  return chain(a, std::log(a.d[0]), 1.0 / a.d[0]);
 }
 template <int L>
-SOFTGRAD_HD Dual<L> exp(const Dual<L>& a) {
-  const double e = std::exp(a.v);
+SOFTGRAD_HD SOFTGRAD_AD_INLINE Dual<L> exp(const Dual<L>& a) {
+  const double e = std::exp(a.d[0]);
   return chain(a, e, e);
 }
 template <int L>
-SOFTGRAD_HD Dual<L> sqrt(const Dual<L>& a) {
-  const double s = std::sqrt(a.v);
+SOFTGRAD_HD SOFTGRAD_AD_INLINE Dual<L> sqrt(const Dual<L>& a) {
+  const double s = std::sqrt(a.d[0]);
   return chain(a, s, 0.5 / s);
 }
 template <int L>
-SOFTGRAD_HD Dual<L> sin(const Dual<L>& a) {
-  return chain(a, std::sin(a.v), std::cos(a.v));
+SOFTGRAD_HD SOFTGRAD_AD_INLINE Dual<L> sin(const Dual<L>& a) {
+  return chain(a, std::sin(a.d[0]), std::cos(a.d[0]));
 }
 template <int L>
-SOFTGRAD_HD Dual<L> cos(const Dual<L>& a) {
-  return chain(a, std::cos(a.v), -std::sin(a.v));
+SOFTGRAD_HD SOFTGRAD_AD_INLINE Dual<L> cos(const Dual<L>& a) {
+  return chain(a, std::cos(a.d[0]), -std::sin(a.d[0]));
 }
 template <int L>
-SOFTGRAD_HD Dual<L> pow(const Dual<L>& a, double e) {
-  const double p = std::pow(a.v, e - 1.0);
-  return chain(a, p * a.v, e * p);
+SOFTGRAD_HD SOFTGRAD_AD_INLINE Dual<L> pow(const Dual<L>& a, double e) {
+  const double p = std::pow(a.d[0], e - 1.0);
+  return chain(a, p * a.d[0], e * p);
 }
 
 }  // namespace softgrad::ad

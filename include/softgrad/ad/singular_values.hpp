@@ -31,9 +31,9 @@ SOFTGRAD_HD void rotation_partials(const Mat<double, 3, 3>& R, const Mat<double,
   for (int ij = 0; ij < 9; ++ij) out[ij] = Dual<L>(R.a[ij]);
   for (int k = 0; k < L; ++k) {
     Mat<double, 3, 3> dF;
-    for (int ij = 0; ij < 9; ++ij) dF.a[ij] = F[ij].val.t[k];
+    for (int ij = 0; ij < 9; ++ij) dF.a[ij] = F[ij].val.d[1 + k];
     const Mat<double, 3, 3> dR = polar_rotation_differential(R, S, dF);
-    for (int ij = 0; ij < 9; ++ij) out[ij].t[k] = dR.a[ij];
+    for (int ij = 0; ij < 9; ++ij) out[ij].d[1 + k] = dR.a[ij];
   }
 }
 }  // namespace detail
@@ -61,8 +61,8 @@ SOFTGRAD_HD Var<R> sum_of_singular_values(const Mat<Var<R>, 3, 3>& F) {
   R value(trace(S));
   if constexpr (!std::is_same_v<R, double>) {
     for (int ij = 0; ij < 9; ++ij)
-      for (int k = 0; k < static_cast<int>(sizeof(value.t) / sizeof(double)); ++k)
-        value.t[k] += Rot.a[ij] * F.a[ij].val.t[k];
+      for (int k = 1; k < static_cast<int>(sizeof(value.d) / sizeof(double)); ++k)
+        value.d[k] += Rot.a[ij] * F.a[ij].val.d[k];
   }
   if (!tape) return Var<R>(value, 0, nullptr);
   int node = tape->push(F.a[0].idx, partial[0], 0, R(0.0));
