@@ -1,0 +1,80 @@
+#include "app/cli.hpp"
+
+#include <CLI/CLI.hpp>
+#include <algorithm>
+#include <exception>
+#include <new>
+#include <ostream>
+
+#include "app/commands.hpp"
+#include "softgrad/config.hpp"
+#include "softgrad/errors.hpp"
+
+namespace softgrad::app {
+namespace {
+
+// "softgrad: error: <what>" and where to find help, for a command-line error.
+std::string usage_error(const CLI::App* app, const CLI::Error& e) {
+  std::string what = e.what();
+  const std::vector<CLI::App*> chosen = app->get_subcommands();
+  const std::vector<std::string> extra = app->remaining();
+  if (chosen.empty() && !extra.empty() && extra.front().rfind('-', 0) != 0) {
+    // A word where a command belongs: name it and the valid ones.
+    what = "unknown command '" + extra.front() + "'; commands:";
+    for (const CLI::App* sub : app->get_subcommands([](const CLI::App*) { return true; }))
+      what += " " + sub->get_name();
+  }
+  std::string help = "softgrad";
+  for (const CLI::App* sub : chosen) help += " " + sub->get_name();
+  return "softgrad: error: " + what + "\nRun '" + help + " --help' for usage.\n";
+}
+
+// Parses `args`; returns the chosen command, or sets `code` when the program should exit now
+// (help, version, usage error).
+const Command* parse(CLI::App& program, const std::vector<Command>& commands,
+                     const std::vector<std::string>& args, const Console& c, int& code) {
+  std::vector<std::string> reversed(args.begin() + (args.empty() ? 0 : 1), args.end());
+  std::reverse(reversed.begin(), reversed.end());  // CLI11 takes them last first
+  try {
+    program.parse(std::move(reversed));
+  } catch (const CLI::ParseError& e) {
+    code = program.exit(e, c.out, c.err) == 0 ? kExitOk : kExitInputError;
+    return nullptr;
+  }
+  for (const Command& cmd : commands)
+    if (cmd.parser->parsed()) return &cmd;
+  code = kExitInputError;  // unreachable: a subcommand is required
+  return nullptr;
+}
+
+}  // namespace
+
+int run_cli(const std::vector<std::string>& args, const Console& c) {
+  try {
+    CLI::App program("softgrad: differentiable implicit soft-body simulation", "softgrad");
+    program.set_version_flag("--version", SOFTGRAD_VERSION);
+    program.require_subcommand(1);
+    program.failure_message(usage_error);
+    program.footer("Run 'softgrad <command> --help' for the options of a command.\n");
+    const std::vector<Command> commands = {add_run_command(program), add_static_command(program),
+                                           add_scene_help_command(program),
+                                           add_materials_command(program)};
+    int code = kExitOk;
+    const Command* chosen = parse(program, commands, args, c, code);
+    return chosen ? chosen->execute(c) : code;
+  } catch (const InputError& e) {
+    c.err << "softgrad: error: " << e.what() << std::endl;
+    return kExitInputError;
+  } catch (const InternalError& e) {
+    c.err << "softgrad: internal error: " << e.what() << std::endl;
+  } catch (const std::bad_alloc&) {
+    c.err << "softgrad: internal error: out of memory" << std::endl;
+  } catch (const std::exception& e) {
+    c.err << "softgrad: internal error: " << e.what() << std::endl;
+  } catch (...) {
+    c.err << "softgrad: internal error: unknown exception" << std::endl;
+  }
+  return kExitInternalError;
+}
+
+}  // namespace softgrad::app

@@ -1,0 +1,36 @@
+/// @file commands.hpp
+/// The subcommands of the softgrad program. Each add_*_command registers its options on the
+/// program's CLI::App and returns what runs when the user chooses it.
+#pragma once
+
+#include <functional>
+#include <string>
+
+#include "app/console.hpp"
+
+namespace CLI {
+class App;
+}
+
+namespace softgrad::app {
+
+/// A registered subcommand: its parser and its action, which returns the exit code.
+struct Command {
+  CLI::App* parser = nullptr;
+  std::function<int(const Console&)> execute;
+};
+
+/// `run SCENE [--out DIR] [--steps N] [--every N] [--solver S] [--threads N] [--quiet|--verbose]`
+Command add_run_command(CLI::App& program);
+/// `static SCENE [--out DIR] [--solver S] [--threads N] [--quiet|--verbose]`
+Command add_static_command(CLI::App& program);
+/// `scene-help`: the scene file reference.
+Command add_scene_help_command(CLI::App& program);
+/// `materials`: the registered material models and their parameters.
+Command add_materials_command(CLI::App& program);
+
+/// The text `softgrad materials` prints: each registered model with its properties and a table
+/// of its parameters (key, unit, valid range, default, description).
+std::string materials_text();
+
+}  // namespace softgrad::app

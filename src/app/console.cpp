@@ -1,0 +1,55 @@
+#include "app/console.hpp"
+
+#include <ostream>
+#include <string>
+#include <utility>
+
+namespace softgrad::app {
+namespace {
+
+const char* level_name(LogLevel level) {
+  switch (level) {
+    case LogLevel::Error:
+      return "error";
+    case LogLevel::Warn:
+      return "warning";
+    case LogLevel::Info:
+      return "info";
+    case LogLevel::Debug:
+      return "debug";
+  }
+  return "log";
+}
+
+}  // namespace
+
+LogLevel log_level_for(Verbosity verbosity) {
+  switch (verbosity) {
+    case Verbosity::Quiet:
+      return LogLevel::Error;
+    case Verbosity::Normal:
+      return LogLevel::Warn;
+    case Verbosity::Verbose:
+      return LogLevel::Info;
+  }
+  return LogLevel::Warn;
+}
+
+LogRedirect::LogRedirect(const Console& console, Verbosity verbosity)
+    : console_(console), previous_level_(log_level()) {
+  set_log_level(log_level_for(verbosity));
+  // The sink runs under the library's log mutex, so messages from worker threads do not interleave.
+  set_log_sink([this](LogLevel level, const std::string& message) {
+    if (before_) before_();
+    console_.err << "softgrad: " << level_name(level) << ": " << message << std::endl;
+  });
+}
+
+LogRedirect::~LogRedirect() {
+  set_log_sink(nullptr);
+  set_log_level(previous_level_);
+}
+
+void LogRedirect::set_before_message(std::function<void()> before) { before_ = std::move(before); }
+
+}  // namespace softgrad::app

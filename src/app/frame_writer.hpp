@@ -1,0 +1,58 @@
+/// @file frame_writer.hpp
+/// A run's frames: one .vtu per written state and a .pvd collection listing them with their
+/// times, so that ParaView opens the run as one animation.
+#pragma once
+
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "softgrad/io.hpp"
+#include "softgrad/model.hpp"
+#include "softgrad/state.hpp"
+
+namespace softgrad::app {
+
+/// All bodies of a model as one mesh in model vertex numbering (X = model.X), for writing.
+Mesh combined_mesh(const Model& model);
+
+/// Writes `<name>_<step>.vtu` frames (step with 6 digits) into a folder and keeps
+/// `<name>.pvd` up to date after every frame, so that a run that stops early leaves a valid
+/// collection. Each frame holds the current positions x as points; point fields
+/// `displacement` (x - X) and `velocity` (v); cell fields `body` (body index) and `material`
+/// (index of the body's material model among the model's distinct models, in body order).
+class FrameWriter {
+ public:
+  /// Creates `directory` (with its parents) and an empty collection.
+  /// @throws InputError naming the folder if it cannot be created, or the .pvd if it cannot be
+  /// written. `name` must be non-empty without / < > & " '.
+  FrameWriter(const Model& model, std::filesystem::path directory, std::string name);
+
+  /// Writes the frame of state `s` after `step` steps, at time s.t, and adds it to the .pvd.
+  /// @throws InputError naming the file if it cannot be written.
+  void write(const State& s, int step);
+
+  const std::filesystem::path& directory() const { return directory_; }
+  std::filesystem::path pvd_path() const { return pvd_->path(); }
+  /// Frames written so far.
+  int frames_written() const { return static_cast<int>(pvd_->frames().size()); }
+  /// The step of the last frame written, if any.
+  std::optional<int> last_step() const { return last_step_; }
+  /// The file name (in directory()) of the frame after `step` steps.
+  std::string frame_file(int step) const;
+
+ private:
+  const Model& model_;
+  std::filesystem::path directory_;
+  std::string name_;
+  Mesh mesh_;
+  std::vector<CellField> cell_fields_;
+  std::optional<PvdWriter> pvd_;
+  std::optional<int> last_step_;
+};
+
+/// Creates `directory` and its parents. @throws InputError naming it, with the reason.
+void create_output_directory(const std::filesystem::path& directory);
+
+}  // namespace softgrad::app

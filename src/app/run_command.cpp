@@ -1,0 +1,115 @@
+// `softgrad run`: load a scene, apply the overrides, step it with progress, report.
+#include <CLI/CLI.hpp>
+#include <csignal>
+#include <cstdio>
+#include <memory>
+#include <optional>
+#include <ostream>
+
+#include "app/commands.hpp"
+#include "app/progress.hpp"
+#include "app/run_scene.hpp"
+#include "app/scene_overrides.hpp"
+
+namespace softgrad::app {
+namespace {
+
+// Raised by SIGINT (Ctrl-C); the run stops after the current step and writes what it has.
+volatile std::sig_atomic_t g_interrupted = 0;
+
+extern "C" void on_interrupt(int) {
+  g_interrupted = 1;
+  std::signal(SIGINT, SIG_DFL);  // a second Ctrl-C ends the program at once
+}
+
+// Installs on_interrupt while alive.
+class InterruptHandler {
+ public:
+  InterruptHandler() : previous_(std::signal(SIGINT, on_interrupt)) { g_interrupted = 0; }
+  ~InterruptHandler() { std::signal(SIGINT, previous_ == SIG_ERR ? SIG_DFL : previous_); }
+  InterruptHandler(const InterruptHandler&) = delete;
+  InterruptHandler& operator=(const InterruptHandler&) = delete;
+
+ private:
+  void (*previous_)(int);
+};
+
+struct RunArgs {
+  std::string scene;
+  SceneOverrides overrides;
+};
+
+std::string fixed(double value, int digits) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.*f", digits, value);
+  return buf;
+}
+
+// The size and settings of the run, for --verbose.
+void print_setup(const Console& c, const Scene& scene) {
+  const Model& m = *scene.model;
+  int n_elems = 0;
+  for (const Body& b : m.bodies) n_elems += b.n_elems();
+  c.err << "softgrad: " << scene.name << ": " << m.dim << "D, " << m.n_verts << " vertices, "
+        << n_elems << " elements, dt " << scene.options.dt << " s, " << scene.steps
+        << " steps, solver " << scene.options.linear.kind << ", output " << scene.output.directory
+        << std::endl;
+}
+
+// The final report: stdout for the outcome, stderr for a failure.
+void print_report(const Console& c, const Scene& scene, const RunResult& r) {
+  c.out << scene.name << ": " << to_string(r.status) << ", " << r.steps_completed() << "/"
+        << r.steps_requested << " steps in " << fixed(r.wall_time_s, 2) << " s ("
+        << fixed(r.steps_per_second(), 1) << " steps/s), " << fixed(r.mean_newton_iterations(), 2)
+        << " Newton iterations per step\n";
+  if (!r.pvd_path.empty())
+    c.out << "  frames:  " << r.frames_written << " in " << r.pvd_path.string() << "\n";
+  c.out << "  summary: " << r.summary_path.string() << std::endl;
+  if (r.status == RunStatus::NewtonFailed) {
+    c.err << "softgrad: error: Newton failed in step " << r.failed_step
+          << " (t = " << r.failed_step * scene.options.dt
+          << " s): " << softgrad::to_string(r.failure.status) << ": " << r.message << std::endl;
+  } else if (r.status == RunStatus::Interrupted) {
+    c.err << "softgrad: " << r.message << std::endl;
+  }
+}
+
+int execute(const RunArgs& args, const Console& c) {
+  std::optional<Progress> progress;  // declared first: outlives the log redirection using it
+  LogRedirect logs(c, args.overrides.verbosity());
+  apply_threads(args.overrides.threads);
+  Scene scene = load_scene(args.scene);
+  apply_overrides(args.overrides, scene);
+  if (args.overrides.verbose) print_setup(c, scene);
+
+  progress.emplace(c.err, Progress::choose(args.overrides.verbosity(), c.err_is_terminal),
+                   scene.steps);
+  logs.set_before_message([&progress] { progress->clear(); });
+  InterruptHandler interrupt;
+  const RunResult result = run_scene(scene, {&*progress, &g_interrupted});
+  progress->finish();
+  print_report(c, scene, result);
+  return exit_code(result);
+}
+
+}  // namespace
+
+Command add_run_command(CLI::App& program) {
+  auto args = std::make_shared<RunArgs>();
+  CLI::App* cmd = program.add_subcommand(
+      "run", "Simulate a scene: .vtu frames, a .pvd collection and summary.json");
+  cmd->add_option("SCENE", args->scene, "Scene file (.json)")->type_name("FILE")->required();
+  cmd->add_option("-n,--steps", args->overrides.steps,
+                  "Number of steps (default: the scene's duration / dt)")
+      ->check(CLI::NonNegativeNumber);
+  cmd->add_option("--every", args->overrides.every,
+                  "Frame interval in steps, 0: no frames (default: the scene's output.every)")
+      ->check(CLI::NonNegativeNumber);
+  add_common_options(*cmd, args->overrides);
+  cmd->footer(
+      "Exit codes: 0 completed, 1 bad input or arguments, 2 Newton failed (everything up to the\n"
+      "failing step is written), 3 internal error, 130 interrupted (Ctrl-C; output written).\n");
+  return {cmd, [args](const Console& c) { return execute(*args, c); }};
+}
+
+}  // namespace softgrad::app

@@ -1,0 +1,159 @@
+#include "app/run_scene.hpp"
+
+#include <omp.h>
+
+#include <chrono>
+#include <exception>
+#include <optional>
+#include <utility>
+
+#include "app/frame_writer.hpp"
+#include "app/progress.hpp"
+#include "app/summary.hpp"
+#include "softgrad/errors.hpp"
+
+namespace softgrad::app {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double seconds_since(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+// One step: backward Euler, or in a static scene the equilibrium at the next load time.
+NewtonReport advance(Simulator& sim, const Scene& scene, State& s, int step) {
+  if (!scene.static_solve) return sim.step(s);
+  State trial = s;
+  trial.t = step * scene.options.dt;
+  NewtonReport r = sim.solve_static(trial);
+  if (r.converged() || scene.options.on_failure == FailurePolicy::Continue) s = std::move(trial);
+  return r;
+}
+
+// The step loop: fills result.steps and stops at the end, a Newton failure under Stop, or an
+// interrupt. Frames are written every output.every steps.
+void step_loop(Simulator& sim, const Scene& scene, const RunOptions& options, State& s,
+               FrameWriter* frames, RunResult& result) {
+  const Clock::time_point start = Clock::now();
+  for (int k = 1; k <= scene.steps; ++k) {
+    if (options.interrupt && *options.interrupt) {
+      result.status = RunStatus::Interrupted;
+      result.message = "interrupted after step " + std::to_string(k - 1);
+      break;
+    }
+    const Clock::time_point step_start = Clock::now();
+    const NewtonReport report = advance(sim, scene, s, k);
+    const double wall = seconds_since(step_start);
+    if (!report.converged() && scene.options.on_failure == FailurePolicy::Stop) {
+      result.status = RunStatus::NewtonFailed;
+      result.failed_step = k;
+      result.failure = report;
+      result.message = report.message;
+      break;
+    }
+    result.steps.push_back({k, s.t, report.iterations, report.linear_iterations, report.converged(),
+                            sim.kinetic_energy(s.v), sim.potential_energy(s.x), wall});
+    if (frames && k % scene.output.every == 0) frames->write(s, k);
+    if (options.progress) options.progress->update(k, seconds_since(start));
+  }
+  result.wall_time_s = seconds_since(start);
+}
+
+// After the loop: the last completed state as a frame if it is not written yet, then the summary.
+void finish(const Scene& scene, const State& s, FrameWriter* frames, RunResult& result) {
+  if (frames && frames->last_step() != result.steps_completed())
+    frames->write(s, result.steps_completed());
+  if (frames) {
+    result.frames_written = frames->frames_written();
+    result.pvd_path = frames->pvd_path();
+  }
+  write_json_file(result.summary_path, run_summary(scene, result));
+}
+
+}  // namespace
+
+const char* to_string(RunStatus status) {
+  switch (status) {
+    case RunStatus::Completed:
+      return "completed";
+    case RunStatus::NewtonFailed:
+      return "newton_failed";
+    case RunStatus::Interrupted:
+      return "interrupted";
+    case RunStatus::Error:
+      return "error";
+  }
+  return "?";
+}
+
+double RunResult::mean_newton_iterations() const {
+  if (steps.empty()) return 0.0;
+  double sum = 0.0;
+  for (const StepRecord& r : steps) sum += r.newton_iterations;
+  return sum / static_cast<double>(steps.size());
+}
+
+double RunResult::steps_per_second() const {
+  return wall_time_s > 0.0 ? steps_completed() / wall_time_s : 0.0;
+}
+
+RunResult run_scene(const Scene& scene, const RunOptions& options) {
+  if (!scene.model) throw InputError("run_scene: the scene has no model");
+  if (scene.steps < 0) throw InputError("the number of steps must be >= 0");
+  // Setup: the simulator (symbolic analysis) and the output folder.
+  const Clock::time_point setup_start = Clock::now();
+  Simulator sim(scene.model, scene.options);
+  RunResult result;
+  result.steps_requested = scene.steps;
+  result.threads = omp_get_max_threads();
+  result.output_directory = scene.output.directory;
+  result.summary_path = result.output_directory / "summary.json";
+  std::optional<FrameWriter> frames;
+  if (scene.output.vtu && scene.output.every > 0) {
+    frames.emplace(*scene.model, result.output_directory,
+                   scene.name.empty() ? "frame" : scene.name);
+  } else {
+    create_output_directory(result.output_directory);
+  }
+  result.setup_time_s = seconds_since(setup_start);
+
+  // The rest state, then the steps.
+  State s = sim.rest_state();
+  result.initial_kinetic_energy = sim.kinetic_energy(s.v);
+  result.initial_potential_energy = sim.potential_energy(s.x);
+  FrameWriter* writer = frames ? &*frames : nullptr;
+  try {
+    if (writer) writer->write(s, 0);
+    step_loop(sim, scene, options, s, writer, result);
+    if (options.progress) options.progress->finish();
+  } catch (const std::exception& e) {
+    // Leave a summary that says why the run stopped, if the disk lets us, and report the error.
+    if (options.progress) options.progress->finish();
+    result.status = RunStatus::Error;
+    result.message = e.what();
+    try {
+      write_json_file(result.summary_path, run_summary(scene, result));
+    } catch (const std::exception&) {
+    }
+    throw;
+  }
+  finish(scene, s, writer, result);
+  return result;
+}
+
+int exit_code(const RunResult& result) {
+  switch (result.status) {
+    case RunStatus::Completed:
+      return 0;
+    case RunStatus::NewtonFailed:
+      return 2;
+    case RunStatus::Interrupted:
+      return 130;
+    case RunStatus::Error:
+      return 1;
+  }
+  return 1;
+}
+
+}  // namespace softgrad::app

@@ -1,0 +1,53 @@
+#include "app/scene_overrides.hpp"
+
+#include <omp.h>
+
+#include <CLI/CLI.hpp>
+
+#include "softgrad/errors.hpp"
+#include "softgrad/log.hpp"
+
+namespace softgrad::app {
+
+Verbosity SceneOverrides::verbosity() const {
+  if (quiet) return Verbosity::Quiet;
+  return verbose ? Verbosity::Verbose : Verbosity::Normal;
+}
+
+void apply_overrides(const SceneOverrides& o, Scene& scene) {
+  if (o.steps < -1) throw InputError("--steps must be >= 0, got " + std::to_string(o.steps));
+  if (o.every < -1) throw InputError("--every must be >= 0, got " + std::to_string(o.every));
+  if (!o.out.empty()) scene.output.directory = o.out;
+  if (o.steps >= 0) scene.steps = o.steps;
+  if (o.every >= 0) scene.output.every = o.every;
+  if (!o.solver.empty()) {
+    LinearSolverOptions& linear = scene.options.linear;
+    linear.kind = o.solver;
+    // CG without an assembled matrix cannot use an incomplete Cholesky preconditioner.
+    const bool matrix_free = linear.kind == "matfree" || linear.kind == "cuda";
+    if (matrix_free && linear.preconditioner == "ichol") {
+      log(LogLevel::Warn, "--solver " + linear.kind +
+                              ": the scene's 'ichol' preconditioner needs 'pcg'; using 'jacobi'");
+      linear.preconditioner = "jacobi";
+    }
+  }
+}
+
+void apply_threads(int threads) {
+  if (threads > 0) omp_set_num_threads(threads);
+}
+
+void add_common_options(CLI::App& command, SceneOverrides& o) {
+  command.add_option("-o,--out", o.out, "Output directory (default: the scene's output.directory)");
+  command.add_option("--solver", o.solver, "Linear solver (default: the scene's solver.linear)")
+      ->check(CLI::IsMember({"cholmod", "pcg", "matfree", "cuda"}));
+  command.add_option("-j,--threads", o.threads, "OpenMP threads (default: OMP_NUM_THREADS)")
+      ->check(CLI::Range(1, 4096));
+  CLI::Option* quiet =
+      command.add_flag("-q,--quiet", o.quiet, "Only errors on stderr: no progress, no warnings");
+  CLI::Option* verbose =
+      command.add_flag("-v,--verbose", o.verbose, "Also informational messages on stderr");
+  quiet->excludes(verbose);
+}
+
+}  // namespace softgrad::app

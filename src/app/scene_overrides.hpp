@@ -1,0 +1,43 @@
+/// @file scene_overrides.hpp
+/// The command-line settings that override a scene file's: output folder, steps, frame interval,
+/// linear solver, threads and verbosity.
+#pragma once
+
+#include <string>
+
+#include "app/console.hpp"
+#include "softgrad/scene.hpp"
+
+namespace CLI {
+class App;
+}
+
+namespace softgrad::app {
+
+/// What the user gave on the command line; unset values leave the scene's.
+struct SceneOverrides {
+  std::string out;     ///< --out: output directory ("" = the scene's output.directory)
+  int steps = -1;      ///< --steps (-1 = the scene's duration / dt)
+  int every = -1;      ///< --every: frame interval (-1 = the scene's output.every; 0 = no frames)
+  std::string solver;  ///< --solver: linear solver kind ("" = the scene's)
+  int threads = 0;     ///< --threads (0 = OpenMP's default, e.g. OMP_NUM_THREADS)
+  bool quiet = false;
+  bool verbose = false;
+
+  Verbosity verbosity() const;
+};
+
+/// Writes the set overrides into `scene`. Switching the solver to "matfree" or "cuda" while the
+/// scene asks for the "ichol" preconditioner (which needs "pcg") falls back to "jacobi" with a
+/// warning.
+/// @throws InputError for steps < -1 or every < -1 (the parser already rejects them).
+void apply_overrides(const SceneOverrides& overrides, Scene& scene);
+
+/// Sets the number of OpenMP threads if `threads` > 0.
+void apply_threads(int threads);
+
+/// Adds --out, --solver, --threads and --quiet/--verbose (mutually exclusive) to `command`,
+/// bound to `overrides`. --steps and --every are added by `run` only.
+void add_common_options(CLI::App& command, SceneOverrides& overrides);
+
+}  // namespace softgrad::app

@@ -1,0 +1,74 @@
+#include "app/static_solve.hpp"
+
+#include <omp.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <optional>
+
+#include "app/frame_writer.hpp"
+#include "app/summary.hpp"
+#include "softgrad/errors.hpp"
+
+namespace softgrad::app {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double seconds_since(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+// max over vertices of |x_i - X_i|.
+double max_displacement(const Model& model, const Eigen::VectorXd& x) {
+  const Eigen::VectorXd u = x - model.X;
+  double max_sq = 0.0;
+  for (int i = 0; i < model.n_verts; ++i)
+    max_sq = std::max(max_sq,
+                      u.segment(static_cast<Eigen::Index>(i) * model.dim, model.dim).squaredNorm());
+  return std::sqrt(max_sq);
+}
+
+}  // namespace
+
+StaticResult static_solve(const Scene& scene) {
+  if (!scene.model) throw InputError("static_solve: the scene has no model");
+  // Setup: the simulator (symbolic analysis) and the output folder.
+  const Clock::time_point setup_start = Clock::now();
+  Simulator sim(scene.model, scene.options);
+  StaticResult result;
+  result.threads = omp_get_max_threads();
+  result.output_directory = scene.output.directory;
+  result.summary_path = result.output_directory / "summary.json";
+  std::optional<FrameWriter> frames;
+  if (scene.output.vtu) {
+    frames.emplace(*scene.model, result.output_directory,
+                   scene.name.empty() ? "frame" : scene.name);
+  } else {
+    create_output_directory(result.output_directory);
+  }
+  result.setup_time_s = seconds_since(setup_start);
+
+  // The equilibrium from the rest state.
+  State s = sim.rest_state();
+  result.time = s.t;
+  const Clock::time_point solve_start = Clock::now();
+  result.report = sim.solve_static(s);
+  result.wall_time_s = seconds_since(solve_start);
+  result.potential_energy = sim.potential_energy(s.x);
+  result.max_displacement = max_displacement(*scene.model, s.x);
+
+  // Output.
+  if (frames) {
+    frames->write(s, 0);
+    result.frames_written = frames->frames_written();
+    result.pvd_path = frames->pvd_path();
+  }
+  write_json_file(result.summary_path, static_summary(scene, result));
+  return result;
+}
+
+int exit_code(const StaticResult& result) { return result.converged() ? 0 : 2; }
+
+}  // namespace softgrad::app

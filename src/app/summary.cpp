@@ -1,0 +1,130 @@
+#include "app/summary.hpp"
+
+#include <fstream>
+#include <system_error>
+
+#include "softgrad/config.hpp"
+#include "softgrad/errors.hpp"
+
+namespace softgrad::app {
+namespace {
+
+using json = nlohmann::ordered_json;
+
+int total_elems(const Model& model) {
+  int n = 0;
+  for (const Body& b : model.bodies) n += b.n_elems();
+  return n;
+}
+
+// The fields both summaries share: what was solved, how big it is, with which solver.
+json scene_fields(const Scene& scene, const char* command, int threads) {
+  const Model& model = *scene.model;
+  return {{"command", command},
+          {"softgrad_version", SOFTGRAD_VERSION},
+          {"scene", scene.name},
+          {"scene_file", scene.file.string()},
+          {"solver", scene.options.linear.kind},
+          {"dim", model.dim},
+          {"n_verts", model.n_verts},
+          {"n_elems", total_elems(model)},
+          {"n_dofs", model.n_dofs()},
+          {"threads", threads}};
+}
+
+json path_or_null(const std::filesystem::path& p) { return p.empty() ? json() : json(p.string()); }
+
+json energy_triple(double kinetic, double potential) {
+  return {{"kinetic", kinetic}, {"potential", potential}, {"total", kinetic + potential}};
+}
+
+// The per-step arrays of a run.
+void add_step_arrays(const RunResult& r, json& j) {
+  json time = json::array(), newton = json::array(), linear = json::array(), wall = json::array(),
+       kinetic = json::array(), potential = json::array(), total = json::array(),
+       unconverged = json::array();
+  for (const StepRecord& s : r.steps) {
+    time.push_back(s.time);
+    newton.push_back(s.newton_iterations);
+    linear.push_back(s.linear_iterations);
+    wall.push_back(s.wall_time_s);
+    kinetic.push_back(s.kinetic_energy);
+    potential.push_back(s.potential_energy);
+    total.push_back(s.kinetic_energy + s.potential_energy);
+    if (!s.converged) unconverged.push_back(s.step);
+  }
+  j["time"] = std::move(time);
+  j["newton_iterations"] = std::move(newton);
+  j["linear_iterations"] = std::move(linear);
+  j["wall_time_s"] = std::move(wall);
+  j["unconverged_steps"] = std::move(unconverged);
+  j["energy"] = {{"kinetic", std::move(kinetic)},
+                 {"potential", std::move(potential)},
+                 {"total", std::move(total)}};
+}
+
+}  // namespace
+
+json run_summary(const Scene& scene, const RunResult& r) {
+  json j = scene_fields(scene, "run", r.threads);
+  j["mode"] = scene.static_solve ? "static" : "dynamic";
+  j["dt"] = scene.options.dt;
+  j["steps_requested"] = r.steps_requested;
+  j["steps_completed"] = r.steps_completed();
+  j["status"] = to_string(r.status);
+  const bool failed = r.status == RunStatus::NewtonFailed;
+  j["failed_step"] = failed ? json(r.failed_step) : json();
+  j["newton_status"] = failed ? json(softgrad::to_string(r.failure.status)) : json();
+  j["message"] = r.message;
+  add_step_arrays(r, j);
+  j["initial_energy"] = energy_triple(r.initial_kinetic_energy, r.initial_potential_energy);
+  j["mean_newton_iterations"] = r.mean_newton_iterations();
+  j["total_wall_time_s"] = r.wall_time_s;
+  j["setup_time_s"] = r.setup_time_s;
+  j["steps_per_second"] = r.steps_per_second();
+  j["output"] = {{"directory", r.output_directory.string()},
+                 {"pvd", path_or_null(r.pvd_path)},
+                 {"frames", r.frames_written},
+                 {"every", scene.output.every}};
+  return j;
+}
+
+json static_summary(const Scene& scene, const StaticResult& r) {
+  json j = scene_fields(scene, "static", r.threads);
+  j["time"] = r.time;
+  j["status"] = r.converged() ? "converged" : "newton_failed";
+  j["newton_status"] = softgrad::to_string(r.report.status);
+  j["message"] = r.report.message;
+  j["iterations"] = r.report.iterations;
+  j["linear_iterations"] = r.report.linear_iterations;
+  j["step_norm"] = r.report.step_norm;
+  j["gradient_norm"] = r.report.gradient_norm;
+  j["energy"] = r.potential_energy;
+  j["max_displacement"] = r.max_displacement;
+  j["wall_time_s"] = r.wall_time_s;
+  j["setup_time_s"] = r.setup_time_s;
+  j["output"] = {{"directory", r.output_directory.string()},
+                 {"pvd", path_or_null(r.pvd_path)},
+                 {"frames", r.frames_written}};
+  return j;
+}
+
+void write_json_file(const std::filesystem::path& path, const json& j) {
+  const std::filesystem::path tmp = path.string() + ".tmp";
+  {
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    // Invalid UTF-8 (say in a path) is replaced rather than thrown on.
+    out << j.dump(2, ' ', false, json::error_handler_t::replace) << "\n";
+    out.close();
+    if (!out) throw InputError("cannot write '" + path.string() + "'");
+  }
+  std::error_code ec;
+  std::filesystem::rename(tmp, path, ec);
+  if (ec) {
+    const std::string reason = ec.message();
+    std::filesystem::remove(tmp, ec);
+    throw InputError("cannot write '" + path.string() + "': " + reason);
+  }
+}
+
+}  // namespace softgrad::app

@@ -1,0 +1,66 @@
+#include <doctest/doctest.h>
+
+#include <sstream>
+
+#include "app/scene_overrides.hpp"
+#include "app_test_support.hpp"
+
+using namespace softgrad;
+using namespace softgrad::app;
+
+TEST_CASE("app/scene_overrides: set values replace the scene's, unset ones keep them") {
+  Scene scene;
+  scene.steps = 100;
+  scene.output.directory = "out/scene";
+  scene.output.every = 2;
+  apply_overrides(SceneOverrides{}, scene);
+  CHECK(scene.steps == 100);
+  CHECK(scene.output.directory == "out/scene");
+  CHECK(scene.output.every == 2);
+  CHECK(scene.options.linear.kind == "cholmod");
+
+  SceneOverrides o;
+  o.out = "elsewhere";
+  o.steps = 0;
+  o.every = 5;
+  o.solver = "pcg";
+  apply_overrides(o, scene);
+  CHECK(scene.steps == 0);
+  CHECK(scene.output.directory == "elsewhere");
+  CHECK(scene.output.every == 5);
+  CHECK(scene.options.linear.kind == "pcg");
+}
+
+TEST_CASE(
+    "app/scene_overrides: a matrix-free solver drops the ichol preconditioner with a warning") {
+  test::LogCapture logs;
+  Scene scene;
+  scene.options.linear = {"pcg", "ichol"};
+  SceneOverrides o;
+  o.solver = "cholmod";
+  apply_overrides(o, scene);
+  CHECK(scene.options.linear.preconditioner == "ichol");  // ignored by cholmod: left alone
+  CHECK(logs.messages.empty());
+  o.solver = "matfree";
+  apply_overrides(o, scene);
+  CHECK(scene.options.linear.preconditioner == "jacobi");
+  REQUIRE(logs.messages.size() == 1);
+  CHECK(logs.messages[0].find("--solver matfree") != std::string::npos);
+}
+
+TEST_CASE("app/scene_overrides: negative counts are an InputError") {
+  Scene scene;
+  SceneOverrides o;
+  o.steps = -2;
+  CHECK(test::input_error_of([&] { apply_overrides(o, scene); }) == "--steps must be >= 0, got -2");
+}
+
+TEST_CASE("app/scene_overrides: --quiet and --verbose pick the verbosity") {
+  CHECK(SceneOverrides{}.verbosity() == Verbosity::Normal);
+  SceneOverrides o;
+  o.quiet = true;
+  CHECK(o.verbosity() == Verbosity::Quiet);
+  o = {};
+  o.verbose = true;
+  CHECK(o.verbosity() == Verbosity::Verbose);
+}
