@@ -76,7 +76,8 @@ class MassSpringModel final : public MaterialModel {
   template <int d>
   double energy_impl(const ElementBatch& b, const double* x, double* per_elem) const {
     double total = 0.0;
-#pragma omp parallel for schedule(static) reduction(+ : total)
+#pragma omp parallel for schedule(static) if (b.n_elems >= kParallelMinElements) \
+    reduction(+ : total)
     for (int e = 0; e < b.n_elems; ++e) {
       double xe[(d + 1) * d];
       detail::gather<d>(b, e, x, xe);

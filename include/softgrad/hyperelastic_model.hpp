@@ -10,6 +10,7 @@
 
 #include "softgrad/ad/hyperelastic.hpp"
 #include "softgrad/material_model.hpp"
+#include "softgrad/parallel.hpp"
 
 namespace softgrad {
 
@@ -34,7 +35,8 @@ BatchReport for_each_element(int n_elems, const Body& body) {
   int n_inverted = 0;
   int n_failed = 0;
   int first_inverted = INT_MAX;
-#pragma omp parallel for schedule(static) reduction(+ : n_inverted, n_failed) \
+#pragma omp parallel for schedule(static) if (n_elems >= kParallelMinElements) \
+    reduction(+ : n_inverted, n_failed) \
     reduction(min : first_inverted)
   for (int e = 0; e < n_elems; ++e) {
     const ad::ElementStatus s = body(e);
@@ -120,7 +122,8 @@ class HyperelasticModel final : public MaterialModel {
     double total = 0.0;
     int n_inverted = 0;
     int first_inverted = INT_MAX;
-#pragma omp parallel for schedule(static) reduction(+ : total, n_inverted) \
+#pragma omp parallel for schedule(static) if (b.n_elems >= kParallelMinElements) \
+    reduction(+ : total, n_inverted) \
     reduction(min : first_inverted)
     for (int e = 0; e < b.n_elems; ++e) {
       double xe[(d + 1) * d];

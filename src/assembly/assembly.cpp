@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "softgrad/errors.hpp"
+#include "softgrad/parallel.hpp"
 
 namespace softgrad {
 
@@ -106,7 +107,7 @@ void HessianAssembler::add_stencils(int id, const double* local, double scale) {
   const Plan& plan = plans_[id];
   double* values = H_.valuePtr();
   const int nnz = static_cast<int>(H_.nonZeros());
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (nnz >= kParallelMinEntries)
   for (int k = 0; k < nnz; ++k) {
     double sum = 0.0;
     for (int c = plan.nz_begin[k]; c < plan.nz_begin[k + 1]; ++c) sum += local[plan.contrib[c]];
@@ -119,7 +120,7 @@ void HessianAssembler::apply_dirichlet(const std::vector<int>& fixed_dofs) {
   std::vector<char> fixed(H_.rows(), 0);
   for (int i : fixed_dofs) fixed[i] = 1;
   const int n = static_cast<int>(H_.cols());
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (n >= kParallelMinEntries / 16)
   for (int col = 0; col < n; ++col)
     for (int k = H_.outerIndexPtr()[col]; k < H_.outerIndexPtr()[col + 1]; ++k) {
       const int row = H_.innerIndexPtr()[k];

@@ -1,5 +1,7 @@
 #include "vector_scatter.hpp"
 
+#include "softgrad/parallel.hpp"
+
 namespace softgrad {
 
 VectorScatter::VectorScatter(const int* verts, int n_stencils, int size, int n_verts, int dim)
@@ -15,7 +17,7 @@ VectorScatter::VectorScatter(const int* verts, int n_stencils, int size, int n_v
 
 void VectorScatter::add(const double* local, Eigen::VectorXd& out, double scale) const {
   const int n_verts = static_cast<int>(begin_.size()) - 1;
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (n_verts >= kParallelMinEntries / 16)
   for (int v = 0; v < n_verts; ++v)
     for (int k = begin_[v]; k < begin_[v + 1]; ++k) {
       const double* src = local + static_cast<size_t>(slots_[k]) * dim_;

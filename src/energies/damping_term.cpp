@@ -2,6 +2,7 @@
 
 #include "softgrad/assembly.hpp"
 #include "softgrad/errors.hpp"
+#include "softgrad/parallel.hpp"
 
 namespace softgrad {
 
@@ -46,7 +47,7 @@ void DampingTerm::apply(const Eigen::VectorXd& u, Eigen::VectorXd& out) const {
   out += (alpha_ / dt_) * model_.mass.cwiseProduct(u);
   for (const auto& blk : blocks_) {
     const Body& b = *blk.body;
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (b.n_elems() >= kParallelMinElements)
     for (int e = 0; e < b.n_elems(); ++e) {
       double ue[12];
       for (int a = 0; a <= d; ++a)
