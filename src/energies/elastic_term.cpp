@@ -27,6 +27,14 @@ void ElasticTerm::check(const BatchReport& r, const char* what) const {
        << " elements (tape capacity exceeded)";
     throw InternalError(os.str());
   }
+  // The line search never accepts an inverted state, so only a bad start gets here.
+  if (r.n_inverted > 0) {
+    std::ostringstream os;
+    os << "body '" << body_.name << "': element " << r.first_inverted
+       << " is inverted (det F <= 0), which material '" << body_.material->name()
+       << "' does not allow";
+    throw InputError(os.str());
+  }
 }
 
 double ElasticTerm::value(const Eigen::VectorXd& x) const {
@@ -37,13 +45,6 @@ void ElasticTerm::add_gradient(const Eigen::VectorXd& x, Eigen::VectorXd& g) con
   const BatchReport r =
       body_.material->gradient(body_.batch(), x.data(), energy_.data(), grad_.data());
   check(r, "gradient");
-  if (r.n_inverted > 0) {
-    std::ostringstream os;
-    os << "body '" << body_.name << "': element " << r.first_inverted
-       << " is inverted (det F <= 0), which material '" << body_.material->name()
-       << "' does not allow";
-    throw InputError(os.str());
-  }
   scatter_.add(grad_.data(), g);
 }
 
@@ -52,13 +53,6 @@ void ElasticTerm::compute_hessians(const Eigen::VectorXd& x, bool project) const
   const BatchReport r = body_.material->hessian(body_.batch(), x.data(), project, energy_.data(),
                                                 grad_.data(), hess_.data());
   check(r, "Hessian");
-  if (r.n_inverted > 0) {
-    std::ostringstream os;
-    os << "body '" << body_.name << "': element " << r.first_inverted
-       << " is inverted (det F <= 0), which material '" << body_.material->name()
-       << "' does not allow";
-    throw InputError(os.str());
-  }
 }
 
 void ElasticTerm::add_hessian(const Eigen::VectorXd& x, bool project, HessianAssembler& H) const {
