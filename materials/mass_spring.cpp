@@ -66,6 +66,11 @@ class MassSpringModel final : public MaterialModel {
     return b.dim == 2 ? param_impl<2>(b, x, lambda, elem_dE_dp, elem_mixed)
                       : param_impl<3>(b, x, lambda, elem_dE_dp, elem_mixed);
   }
+  BatchReport parameter_jvp(const ElementBatch& b, const double* x, const double* dp,
+                            double* elem_jvp) const override {
+    return b.dim == 2 ? param_jvp_impl<2>(b, x, dp, elem_jvp)
+                      : param_jvp_impl<3>(b, x, dp, elem_jvp);
+  }
   bool density(int, const double*, const double*, double&) const override { return false; }
   bool stress(int, const double*, const double*, double*) const override { return false; }
   bool stress_differential(int, const double*, const double*, double*) const override {
@@ -141,6 +146,17 @@ class MassSpringModel final : public MaterialModel {
       return status(ad::parameter_derivatives<N, 1>(
           spring_energy<d>(b, e), xe, b.params + e, lambda ? le : nullptr,
           elem_dE_dp ? elem_dE_dp + e : nullptr, elem_mixed ? elem_mixed + e : nullptr));
+    });
+  }
+  template <int d>
+  BatchReport param_jvp_impl(const ElementBatch& b, const double* x, const double* dp,
+                             double* elem_jvp) const {
+    constexpr int N = (d + 1) * d;
+    return detail::for_each_element(b.n_elems, [&](int e) {
+      double xe[N];
+      detail::gather<d>(b, e, x, xe);
+      return status(ad::gradient_parameter_jvp<N, 1>(spring_energy<d>(b, e), xe, b.params + e,
+                                                     dp + e, nullptr, elem_jvp + e * N));
     });
   }
 };

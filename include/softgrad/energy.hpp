@@ -9,6 +9,7 @@
 
 #include <Eigen/Core>
 #include <string>
+#include <vector>
 
 namespace softgrad {
 
@@ -22,6 +23,21 @@ struct StepContext {
   double t = 0.0;                           ///< time at the end of the step [s]
   const Eigen::VectorXd* x_prev = nullptr;  ///< positions at the start of the step
   const Eigen::VectorXd* v_prev = nullptr;  ///< velocities at the start of the step
+  int step = 0;                             ///< index n of the step n -> n+1 (0 in statics)
+};
+
+/// A named range of a term's differentiable parameters. A term's parameters are one flat vector
+/// (get_parameters); a group is a contiguous slice of it, e.g. "youngs" with one value per
+/// element, or "force" with one value per step and dof.
+struct ParameterGroup {
+  std::string name;  ///< e.g. "youngs", "alpha", "force"
+  std::string unit;  ///< SI unit, e.g. "Pa"
+  int offset = 0;    ///< first index in the term's parameter vector
+  int size = 0;      ///< number of values
+  /// Values per element (a field that can also be tied to one value), or per step (controls).
+  enum class Layout { Scalar, PerElement, PerStep } layout = Layout::Scalar;
+  double lower = -1e300;  ///< valid range (open or closed as the term checks in set_parameters)
+  double upper = 1e300;
 };
 
 class EnergyTerm {
@@ -48,6 +64,47 @@ class EnergyTerm {
                                           Eigen::VectorXd& out) const = 0;
   /// d += diag(d^2W/dx^2), for Jacobi preconditioning of matrix-free solves.
   virtual void add_hessian_diagonal(const Eigen::VectorXd& x, Eigen::VectorXd& d) const = 0;
+
+  // ---- Differentiable parameters (the adjoint and forward sensitivities) ----------------------
+  // A term with parameters p exposes them as groups of one flat vector and provides two
+  // products of its gradient's parameter Jacobian d(dW/dx)/dp. That is all the adjoint needs: a
+  // new term gets exact gradients without adjoint code of its own. Per-step parameters
+  // (controls) act only in their own step (StepContext::step): the products touch that slice.
+
+  /// The groups of the parameter vector (empty: no parameters).
+  virtual std::vector<ParameterGroup> parameter_groups() const { return {}; }
+  /// Length of the parameter vector.
+  int n_parameters() const;
+  /// p = the current parameters (n_parameters() values).
+  virtual void get_parameters(double* p) const {}
+  /// Sets the parameters. @throws InputError naming the group and value when one is invalid.
+  virtual void set_parameters(const double* p) {}
+  /// out += d/dp (lambda . dW/dx) at x: n_parameters() values.
+  virtual void add_parameter_mixed_product(const Eigen::VectorXd& x, const Eigen::VectorXd& lambda,
+                                           double* out) const {}
+  /// out += (d(dW/dx)/dp) dp at x, for a parameter direction dp (n_parameters() values).
+  virtual void add_parameter_jvp(const Eigen::VectorXd& x, const double* dp,
+                                 Eigen::VectorXd& out) const {}
+
+  // ---- Dependence on the state at the start of the step (dissipative and lagged terms) --------
+
+  /// True if dW/dx depends on x_prev or v_prev of the StepContext.
+  virtual bool depends_on_previous_state() const { return false; }
+  /// x_prev_bar += d/dx_prev (lambda . dW/dx), v_prev_bar += d/dv_prev (lambda . dW/dx).
+  virtual void add_previous_state_mixed_product(const Eigen::VectorXd& x,
+                                                const Eigen::VectorXd& lambda,
+                                                Eigen::VectorXd& x_prev_bar,
+                                                Eigen::VectorXd& v_prev_bar) const {}
+  /// out += d(dW/dx)/dx_prev dx_prev + d(dW/dx)/dv_prev dv_prev.
+  virtual void add_previous_state_jvp(const Eigen::VectorXd& x, const Eigen::VectorXd& dx_prev,
+                                      const Eigen::VectorXd& dv_prev, Eigen::VectorXd& out) const {}
 };
+
+inline int EnergyTerm::n_parameters() const {
+  int n = 0;
+  for (const ParameterGroup& g : parameter_groups())
+    n = g.offset + g.size > n ? g.offset + g.size : n;
+  return n;
+}
 
 }  // namespace softgrad

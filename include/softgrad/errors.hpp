@@ -26,6 +26,13 @@ class InputError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+/// A simulation that could not be carried out as asked: Newton did not converge in a step and
+/// the failure policy says stop. The message names the step and the reason.
+class ConvergenceError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
 /// A broken internal invariant: a bug in softgrad, never the user's fault.
 class InternalError : public std::logic_error {
  public:

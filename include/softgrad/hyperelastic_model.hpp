@@ -103,6 +103,12 @@ class HyperelasticModel final : public MaterialModel {
                       : param_impl<3>(b, x, lambda, elem_dE_dp, elem_mixed);
   }
 
+  BatchReport parameter_jvp(const ElementBatch& b, const double* x, const double* dp,
+                            double* elem_jvp) const override {
+    return b.dim == 2 ? param_jvp_impl<2>(b, x, dp, elem_jvp)
+                      : param_jvp_impl<3>(b, x, dp, elem_jvp);
+  }
+
   bool density(int dim, const double* F, const double* p, double& psi) const override {
     return dim == 2 ? density_impl<2>(F, p, psi) : density_impl<3>(F, p, psi);
   }
@@ -203,6 +209,19 @@ class HyperelasticModel final : public MaterialModel {
           detail::shape_of<d>(b, e), xe, b.params + e * kParamCount, lambda ? le : nullptr,
           elem_dE_dp ? elem_dE_dp + e * kParamCount : nullptr,
           elem_mixed ? elem_mixed + e * kParamCount : nullptr);
+    });
+  }
+
+  template <int d>
+  BatchReport param_jvp_impl(const ElementBatch& b, const double* x, const double* dp,
+                             double* elem_jvp) const {
+    constexpr int N = (d + 1) * d;
+    return detail::for_each_element(b.n_elems, [&](int e) {
+      double xe[N];
+      detail::gather<d>(b, e, x, xe);
+      return ad::element_parameter_jvp<Material, d>(detail::shape_of<d>(b, e), xe,
+                                                    b.params + e * kParamCount,
+                                                    dp + e * kParamCount, elem_jvp + e * N);
     });
   }
 

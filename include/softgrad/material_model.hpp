@@ -73,6 +73,11 @@ class MaterialModel {
                                             const double* lambda, double* elem_dE_dp,
                                             double* elem_mixed) const = 0;
 
+  /// Element parameter Jacobian-vector products (d^2E_e / dx_e dp_e) dp_e, for per-element
+  /// parameter directions dp (n_elems x n_params): what forward sensitivities need.
+  virtual BatchReport parameter_jvp(const ElementBatch& b, const double* x, const double* dp,
+                                    double* elem_jvp) const = 0;
+
   /// Density-level access for tests and tools (has_density() models only): psi(F), the first
   /// Piola-Kirchhoff stress P = dpsi/dF and dP/dF (row-major d^2 x d^2). F, P row-major d x d.
   /// Return false when F is inadmissible (inverted and forbidden).

@@ -81,9 +81,16 @@ void add_gravity(Model& model, const Eigen::VectorXd& g);
 /// Constant external point forces: W = -sum f . x. `forces` is flat (n_dofs) [N].
 void add_external_forces(Model& model, const Eigen::VectorXd& forces);
 
+/// Per-step forces on chosen dofs, W_n = -f_n . x[dofs] in step n -> n+1 (zero after n_steps):
+/// open-loop controls. `values` is n_steps x dofs.size(), step-major (empty: all zero). The
+/// term's parameter group "force" makes them differentiable.
+void add_step_forces(Model& model, std::string name, std::vector<int> dofs, int n_steps,
+                     std::vector<double> values = {});
+
 /// Rayleigh damping as a dissipation potential over one step (dynamics only):
-///   D(x) = 1/(2 dt) (x - x_n)^T (alpha M + beta K_n) (x - x_n),
-/// with K_n the PSD-projected elastic Hessian at the start of the step. alpha [1/s], beta [s].
+///   D(x) = 1/(2 dt) (x - x_n)^T (alpha M + beta K_0) (x - x_n),
+/// with K_0 the elastic stiffness at the rest state (frozen; see damping_term.hpp for why).
+/// alpha [1/s], beta [s].
 void add_damping(Model& model, double alpha, double beta);
 
 }  // namespace softgrad

@@ -66,14 +66,18 @@ class Simulator {
   /// The state at rest (x = X, v = 0, t = 0) with kinematics applied at t = 0.
   State rest_state() const;
   /// One backward-Euler step from s to s(t + dt), in place. On failure with policy Stop, s is
-  /// left unchanged.
-  NewtonReport step(State& s);
+  /// left unchanged. `prescribed` (optional) overrides the scripted kinematics: the positions of
+  /// Model::kinematic_dofs() (in that order) at the end of the step.
+  NewtonReport step(State& s, const Eigen::VectorXd* prescribed = nullptr);
   /// Static equilibrium under the potentials (no inertia, no damping), starting from s.x, with
   /// kinematics at s.t. @throws InputError if nothing is held fixed (the problem is singular
   /// or unbounded).
-  NewtonReport solve_static(State& s);
+  NewtonReport solve_static(State& s, const Eigen::VectorXd* prescribed = nullptr);
 
   const Model& model() const { return *model_; }
+  /// The model for changing parameters between runs (through ParameterSet or the terms'
+  /// set_parameters); the structure (bodies, terms, kinematic dofs) must not change.
+  Model& mutable_model() { return *model_; }
   const SimulationOptions& options() const { return options_; }
   /// Total potential energy sum_terms W(x) (no inertia) [J].
   double potential_energy(const Eigen::VectorXd& x) const;
@@ -81,6 +85,10 @@ class Simulator {
   double kinetic_energy(const Eigen::VectorXd& v) const;
 
  private:
+  /// Writes the kinematic dofs of x at time t: the scripted motion, or `prescribed`.
+  void apply_kinematics(double t, const Eigen::VectorXd* prescribed, Eigen::VectorXd& x) const;
+
+  friend class StepLinearization;  // the adjoint reuses the assembler and the pattern analysis
   struct Impl;
   std::shared_ptr<Model> model_;
   SimulationOptions options_;

@@ -11,6 +11,7 @@ struct State {
   Eigen::VectorXd x;  ///< positions [m]
   Eigen::VectorXd v;  ///< velocities [m/s]
   double t = 0.0;     ///< time [s]
+  int step = 0;       ///< steps taken since the initial state
 };
 
 }  // namespace softgrad

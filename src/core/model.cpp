@@ -8,6 +8,7 @@
 #include "../energies/constant_force_term.hpp"
 #include "../energies/damping_term.hpp"
 #include "../energies/elastic_term.hpp"
+#include "../energies/step_force_term.hpp"
 #include "softgrad/errors.hpp"
 
 namespace softgrad {
@@ -85,7 +86,7 @@ void add_body(Model& model, std::string name, Mesh mesh,
 }
 
 void add_elastic_terms(Model& model) {
-  for (const Body& b : model.bodies)
+  for (Body& b : model.bodies)
     model.terms.push_back(std::make_unique<ElasticTerm>(b, model.n_verts, model.dim));
 }
 
@@ -100,6 +101,17 @@ void add_gravity(Model& model, const Eigen::VectorXd& g) {
 void add_external_forces(Model& model, const Eigen::VectorXd& forces) {
   if (forces.size() != model.n_dofs()) throw InputError("external forces need n_dofs entries");
   model.terms.push_back(std::make_unique<ConstantForceTerm>("external", forces));
+}
+
+void add_step_forces(Model& model, std::string name, std::vector<int> dofs, int n_steps,
+                     std::vector<double> values) {
+  for (int i : dofs)
+    if (i < 0 || i >= model.n_dofs())
+      throw InputError(name + ": dof " + std::to_string(i) + " is not in the model (" +
+                       std::to_string(model.n_dofs()) + " dofs)");
+  if (values.empty()) values.assign(static_cast<size_t>(n_steps) * dofs.size(), 0.0);
+  model.terms.push_back(std::make_unique<StepForceTerm>(std::move(name), std::move(dofs), n_steps,
+                                                        std::move(values)));
 }
 
 void add_damping(Model& model, double alpha, double beta) {

@@ -4,10 +4,11 @@
 
 #include "softgrad/assembly.hpp"
 #include "softgrad/errors.hpp"
+#include "softgrad/parallel.hpp"
 
 namespace softgrad {
 
-ElasticTerm::ElasticTerm(const Body& body, int n_verts, int dim)
+ElasticTerm::ElasticTerm(Body& body, int n_verts, int dim)
     : body_(body),
       dim_(dim),
       n_local_((dim + 1) * dim),
@@ -82,6 +83,61 @@ void ElasticTerm::add_hessian_diagonal(const Eigen::VectorXd& x, Eigen::VectorXd
     for (int k = 0; k < n; ++k)
       grad_[static_cast<size_t>(e) * n + k] = hess_[(static_cast<size_t>(e) * n + k) * n + k];
   scatter_.add(grad_.data(), d);
+}
+
+std::vector<ParameterGroup> ElasticTerm::parameter_groups() const {
+  std::vector<ParameterGroup> groups;
+  const auto table = body_.material->params();
+  const int n_elems = body_.n_elems();
+  for (int j = 0; j < static_cast<int>(table.size()); ++j)
+    groups.push_back({table[j].key, table[j].unit, j * n_elems, n_elems,
+                      ParameterGroup::Layout::PerElement, table[j].min, table[j].max});
+  return groups;
+}
+
+void ElasticTerm::get_parameters(double* p) const {
+  const int n_elems = body_.n_elems();
+  const int m = body_.material->n_params();
+  for (int e = 0; e < n_elems; ++e)
+    for (int j = 0; j < m; ++j) p[j * n_elems + e] = body_.params[static_cast<size_t>(e) * m + j];
+}
+
+void ElasticTerm::set_parameters(const double* p) {
+  const int n_elems = body_.n_elems();
+  const int m = body_.material->n_params();
+  std::vector<double> pe(m);
+  for (int e = 0; e < n_elems; ++e) {
+    for (int j = 0; j < m; ++j) pe[j] = p[j * n_elems + e];
+    validate_params(*body_.material, pe, "body '" + body_.name + "', element " + std::to_string(e));
+  }
+  for (int e = 0; e < n_elems; ++e)
+    for (int j = 0; j < m; ++j) body_.params[static_cast<size_t>(e) * m + j] = p[j * n_elems + e];
+}
+
+void ElasticTerm::add_parameter_mixed_product(const Eigen::VectorXd& x,
+                                              const Eigen::VectorXd& lambda, double* out) const {
+  const int n_elems = body_.n_elems();
+  const int m = body_.material->n_params();
+  param_scratch_.resize(static_cast<size_t>(n_elems) * m);
+  check(body_.material->parameter_derivatives(body_.batch(), x.data(), lambda.data(), nullptr,
+                                              param_scratch_.data()),
+        "parameter mixed product");
+  for (int e = 0; e < n_elems; ++e)
+    for (int j = 0; j < m; ++j)
+      out[j * n_elems + e] += param_scratch_[static_cast<size_t>(e) * m + j];
+}
+
+void ElasticTerm::add_parameter_jvp(const Eigen::VectorXd& x, const double* dp,
+                                    Eigen::VectorXd& out) const {
+  const int n_elems = body_.n_elems();
+  const int m = body_.material->n_params();
+  param_scratch_.resize(static_cast<size_t>(n_elems) * m);
+  for (int e = 0; e < n_elems; ++e)
+    for (int j = 0; j < m; ++j)
+      param_scratch_[static_cast<size_t>(e) * m + j] = dp[j * n_elems + e];
+  check(body_.material->parameter_jvp(body_.batch(), x.data(), param_scratch_.data(), grad_.data()),
+        "parameter JVP");
+  scatter_.add(grad_.data(), out);
 }
 
 }  // namespace softgrad

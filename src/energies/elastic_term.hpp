@@ -13,7 +13,7 @@ namespace softgrad {
 class ElasticTerm final : public EnergyTerm {
  public:
   /// Keeps a reference to the body, which must outlive the term (both live in the Model).
-  ElasticTerm(const Body& body, int n_verts, int dim);
+  ElasticTerm(Body& body, int n_verts, int dim);
 
   std::string name() const override { return "elastic:" + body_.name; }
   void declare_sparsity(SparsityBuilder& builder) override;
@@ -24,6 +24,16 @@ class ElasticTerm final : public EnergyTerm {
                                   Eigen::VectorXd& out) const override;
   void add_hessian_diagonal(const Eigen::VectorXd& x, Eigen::VectorXd& d) const override;
 
+  /// One PerElement group per material parameter ("youngs", "poisson", ...), group-major:
+  /// p[j * n_elems + e] is parameter j of element e.
+  std::vector<ParameterGroup> parameter_groups() const override;
+  void get_parameters(double* p) const override;
+  void set_parameters(const double* p) override;
+  void add_parameter_mixed_product(const Eigen::VectorXd& x, const Eigen::VectorXd& lambda,
+                                   double* out) const override;
+  void add_parameter_jvp(const Eigen::VectorXd& x, const double* dp,
+                         Eigen::VectorXd& out) const override;
+
   /// Adds scale * (projected) elastic Hessian at x: used by stiffness-proportional damping.
   void add_scaled_hessian(const Eigen::VectorXd& x, double scale, HessianAssembler& H) const;
   const Body& body() const { return body_; }
@@ -33,7 +43,7 @@ class ElasticTerm final : public EnergyTerm {
   void compute_hessians(const Eigen::VectorXd& x, bool project) const;
   void check(const BatchReport& r, const char* what) const;
 
-  const Body& body_;
+  Body& body_;
   int dim_;
   int n_local_;
   int stencil_set_ = -1;
@@ -42,6 +52,7 @@ class ElasticTerm final : public EnergyTerm {
   mutable std::vector<double> energy_;
   mutable std::vector<double> grad_;
   mutable std::vector<double> hess_;
+  mutable std::vector<double> param_scratch_;  ///< n_elems x n_params
 };
 
 }  // namespace softgrad

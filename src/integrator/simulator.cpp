@@ -2,8 +2,7 @@
 
 #include <cmath>
 
-#include "incremental_potential.hpp"
-#include "newton.hpp"
+#include "simulator_impl.hpp"
 #include "softgrad/errors.hpp"
 #include "softgrad/log.hpp"
 
@@ -24,15 +23,6 @@ const char* to_string(NewtonReport::Status s) {
   }
   return "?";
 }
-
-struct Simulator::Impl {
-  std::unique_ptr<HessianAssembler> assembler;
-  std::unique_ptr<IncrementalPotential> phi;
-  std::unique_ptr<LinearSolver> linear;
-  std::unique_ptr<MatrixFreeCgSolver> matrix_free;
-
-  NewtonLinearSolver solver() { return {linear.get(), matrix_free.get()}; }
-};
 
 Simulator::Simulator(std::shared_ptr<Model> model, SimulationOptions options)
     : model_(std::move(model)), options_(std::move(options)), impl_(std::make_unique<Impl>()) {
@@ -66,18 +56,31 @@ State Simulator::rest_state() const {
   return s;
 }
 
-NewtonReport Simulator::step(State& s) {
+void Simulator::apply_kinematics(double t, const Eigen::VectorXd* prescribed,
+                                 Eigen::VectorXd& x) const {
+  if (!prescribed) {
+    model_->apply_kinematics(t, x);
+    return;
+  }
+  const std::vector<int>& dofs = impl_->phi->fixed_dofs();
+  if (prescribed->size() != static_cast<Eigen::Index>(dofs.size()))
+    throw InputError("prescribed kinematic positions: expected " + std::to_string(dofs.size()) +
+                     " values (one per kinematic dof), got " + std::to_string(prescribed->size()));
+  for (size_t i = 0; i < dofs.size(); ++i) x[dofs[i]] = (*prescribed)[i];
+}
+
+NewtonReport Simulator::step(State& s, const Eigen::VectorXd* prescribed) {
   const double dt = options_.dt;
   const double t_next = s.t + dt;
-  StepContext ctx{dt, t_next, &s.x, &s.v};
+  StepContext ctx{dt, t_next, &s.x, &s.v, s.step};
   const Eigen::VectorXd xhat = s.x + dt * s.v;
   impl_->phi->begin(ctx, xhat);
   // Initial guess: the inertial prediction, or the start if that is infeasible.
   Eigen::VectorXd x = xhat;
-  model_->apply_kinematics(t_next, x);
+  apply_kinematics(t_next, prescribed, x);
   if (!std::isfinite(impl_->phi->value(x))) {
     x = s.x;
-    model_->apply_kinematics(t_next, x);
+    apply_kinematics(t_next, prescribed, x);
   }
   const double tol = options_.newton.tolerance * model_->length_scale() * dt;
   NewtonReport r = newton_solve(*impl_->phi, impl_->solver(), options_.newton, tol, x);
@@ -88,18 +91,19 @@ NewtonReport Simulator::step(State& s) {
   s.v = (x - s.x) / dt;
   s.x.swap(x);
   s.t = t_next;
+  ++s.step;
   return r;
 }
 
-NewtonReport Simulator::solve_static(State& s) {
+NewtonReport Simulator::solve_static(State& s, const Eigen::VectorXd* prescribed) {
   if (model_->kinematic_dofs().empty())
     throw InputError(
         "a static solve needs boundary conditions: with no fixed vertex the equilibrium is "
         "singular (rigid motions) or unbounded (gravity)");
-  StepContext ctx{0.0, s.t, &s.x, &s.v};
+  StepContext ctx{0.0, s.t, &s.x, &s.v, 0};
   impl_->phi->begin(ctx, s.x);
   Eigen::VectorXd x = s.x;
-  model_->apply_kinematics(s.t, x);
+  apply_kinematics(s.t, prescribed, x);
   const double tol = options_.newton.tolerance * model_->length_scale();
   NewtonReport r = newton_solve(*impl_->phi, impl_->solver(), options_.newton, tol, x);
   if (!r.converged()) {

@@ -123,6 +123,26 @@ TEST_CASE("ad/derivatives: parameter gradient and mixed product match central di
   CHECK(close(mixed, fd_mixed, 1e-8));
 }
 
+TEST_CASE("ad/derivatives: parameter JVP of the gradient matches central differences") {
+  const Eigen::VectorXd x = kX;
+  const Eigen::VectorXd dp = Eigen::VectorXd::LinSpaced(M, 0.7, -0.4);
+  Eigen::VectorXd g(N), g_ref(N), jvp(N);
+  double e = 0;
+  REQUIRE(ad::gradient<N, M>(kEnergy, x.data(), kP.data(), e, g_ref.data()));
+  REQUIRE(ad::gradient_parameter_jvp<N, M>(kEnergy, x.data(), kP.data(), dp.data(), g.data(),
+                                           jvp.data()));
+  CHECK(close(g, g_ref, 1e-14));
+  // (d/dt) dE/dx (x; p + t dp) at t = 0, by central differences in t.
+  const double h = 1e-6;
+  Eigen::VectorXd gp(N), gm(N);
+  const Eigen::VectorXd pp = kP + h * dp, pm = kP - h * dp;
+  ad::gradient<N, M>(kEnergy, x.data(), pp.data(), e, gp.data());
+  ad::gradient<N, M>(kEnergy, x.data(), pm.data(), e, gm.data());
+  const Eigen::VectorXd fd = (gp - gm) / (2 * h);
+  CHECK(jvp.norm() > 0.1);
+  CHECK(close(jvp, fd, 1e-8));
+}
+
 TEST_CASE("ad/derivatives: an energy that outgrows the tape reports failure with NaN") {
   const Eigen::VectorXd x = kX;
   Eigen::VectorXd g(N);

@@ -135,6 +135,30 @@ TEST_CASE("materials/element: parameter gradient and mixed product match differe
   }
 }
 
+TEST_CASE("materials/element: parameter JVP of the gradient matches differences") {
+  for (const auto& c : cases()) {
+    INFO(c.model->name() << " in " << c.d << "D");
+    const int M = c.model->n_params();
+    const Eigen::Map<const Eigen::VectorXd> p0(c.element.params.data(), M);
+    // Directions scaled to the parameters, which range from ~0.3 (Poisson) to ~1e5 Pa (moduli).
+    const Eigen::VectorXd dp = random_matrix(M, 1).cwiseProduct(p0.cwiseAbs().cwiseMax(1.0));
+    Eigen::VectorXd jvp(c.n()), jvp2(c.n());
+    REQUIRE(c.model->parameter_jvp(c.element.batch(), c.x.data(), dp.data(), jvp.data()).ok());
+    const double h = 1e-6;
+    Case plus = c, minus = c;
+    for (int j = 0; j < M; ++j) {
+      plus.element.params[j] += h * dp[j];
+      minus.element.params[j] -= h * dp[j];
+    }
+    const Eigen::VectorXd fd = (gradient(plus, c.x) - gradient(minus, c.x)) / (2 * h);
+    CHECK(jvp.norm() > 0.0);
+    CHECK(close(jvp, fd, 1e-6));
+    const Eigen::VectorXd dp2 = 2.0 * dp;  // linear in dp
+    REQUIRE(c.model->parameter_jvp(c.element.batch(), c.x.data(), dp2.data(), jvp2.data()).ok());
+    CHECK(close(jvp2, 2.0 * jvp, 1e-12));
+  }
+}
+
 TEST_CASE("materials/element: inverted elements are counted, not evaluated") {
   for (const auto& m : all_materials()) {
     if (m->allows_inversion()) continue;

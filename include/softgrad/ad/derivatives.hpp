@@ -164,6 +164,44 @@ SOFTGRAD_HD bool parameter_derivatives(const Fn& f, const double* x, const doubl
   return true;
 }
 
+/// The parameter Jacobian-vector product of the gradient,
+///     jvp = (d^2E / dx dp) dp   (N entries),
+/// what forward (tangent) sensitivities need per parameter direction dp. One forward pass with
+/// the p-tangent set to dp and one reverse sweep: the adjoints of x carry dE/dx in their values
+/// and the product in their tangents. g (N entries) may be null.
+template <int N, int M, int Cap = kDefaultTapeCapacity, class Fn>
+SOFTGRAD_HD bool gradient_parameter_jvp(const Fn& f, const double* x, const double* p,
+                                        const double* dp, double* g, double* jvp) {
+  static_assert(M >= 1, "a parameter JVP needs at least one parameter");
+  using R = Dual<1>;
+  Node<R> nodes[Cap];
+  Tape<R> tape(nodes, Cap);
+  Var<R> xv[N];
+  Var<R> pv[M];
+  for (int i = 0; i < N; ++i) xv[i] = tape.input(R(x[i]));
+  for (int j = 0; j < M; ++j) {
+    R seed(p[j]);
+    seed.d[1] = dp[j];
+    pv[j] = tape.input(seed);
+  }
+  const Var<R> e = f(static_cast<const Var<R>*>(xv), static_cast<const Var<R>*>(pv));
+  if (tape.overflowed() || !e.tape) {
+    const double fill = tape.overflowed() ? detail::quiet_nan() : 0.0;
+    for (int i = 0; i < N; ++i) {
+      if (g) g[i] = fill;
+      jvp[i] = fill;
+    }
+    return !tape.overflowed();
+  }
+  tape.reverse(e.idx);
+  for (int i = 0; i < N; ++i) {
+    const R& a = tape.adjoint(xv[i].idx);
+    if (g) g[i] = a.d[0];
+    jvp[i] = a.d[1];
+  }
+  return true;
+}
+
 /// Number of tape nodes one evaluation of f records (for choosing `Cap`; host use).
 template <int N, int M, int Cap = 4096, class Fn>
 int tape_size(const Fn& f, const double* x, const double* p) {

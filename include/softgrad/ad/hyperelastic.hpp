@@ -196,4 +196,18 @@ SOFTGRAD_HD ElementStatus element_parameter_derivatives(const ElementShape<d>& s
   return ElementStatus::Ok;
 }
 
+/// jvp = (d^2E / dx dp) dp: how the element's gradient moves when its parameters move along dp.
+template <class Material, int d>
+SOFTGRAD_HD ElementStatus element_parameter_jvp(const ElementShape<d>& s, const double* x,
+                                                const double* p, const double* dp, double* jvp) {
+  constexpr int M = kNumParams<Material>;
+  const Mat<double, d, d> F = apply_shape(s, x);
+  if (!admissible<Material>(F)) return ElementStatus::Inverted;
+  double dP[d * d];
+  if (!gradient_parameter_jvp<d * d, M>(DensityFunction<Material, d>{}, F.a, p, dp, nullptr, dP))
+    return ElementStatus::TapeOverflow;
+  apply_shape_transpose(s, dP, s.volume, jvp);
+  return ElementStatus::Ok;
+}
+
 }  // namespace softgrad::ad

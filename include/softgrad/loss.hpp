@@ -1,0 +1,129 @@
+/// @file loss.hpp
+/// Losses on a trajectory, L = sum_n l_n(x_n, v_n): each built-in loss is a sum over states, so
+/// the adjoint can evaluate it (and its derivatives) while it walks back through recomputed
+/// checkpoint segments. State n = 0 is the initial state, n = T the last (in a static solve
+/// T = 1 and state 1 is the equilibrium).
+#pragma once
+
+#include <Eigen/Core>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "softgrad/ad/tape.hpp"
+#include "softgrad/model.hpp"
+#include "softgrad/state.hpp"
+
+namespace softgrad {
+
+/// A step index meaning "the last state of the rollout".
+inline constexpr int kFinalStep = -1;
+
+class Loss {
+ public:
+  virtual ~Loss() = default;
+  /// l_n at state n of a rollout of T steps; adds dl_n/dx to *xbar and dl_n/dv to *vbar when
+  /// they are non-null (both sized like s.x).
+  virtual double evaluate(int n, int T, const State& s, Eigen::VectorXd* xbar,
+                          Eigen::VectorXd* vbar) const = 0;
+};
+
+/// 1/2 w |x_vertex - target|^2 at a step.
+struct PositionTarget {
+  int step = kFinalStep;   ///< state index, or kFinalStep
+  int vertex = 0;          ///< model vertex index
+  Eigen::VectorXd target;  ///< dim entries [m]
+  double weight = 1.0;
+};
+
+class PositionLoss final : public Loss {
+ public:
+  /// @throws InputError for a vertex outside the model or a target of the wrong size.
+  PositionLoss(const Model& model, std::vector<PositionTarget> targets);
+  double evaluate(int n, int T, const State& s, Eigen::VectorXd* xbar,
+                  Eigen::VectorXd* vbar) const override;
+
+ private:
+  int dim_;
+  std::vector<PositionTarget> targets_;
+};
+
+/// 1/2 w |c - target|^2 and/or 1/2 w |c' - target|^2 for the mass-weighted centre c of a vertex
+/// set (all vertices when empty) and its velocity c'.
+struct CenterOfMassTarget {
+  int step = kFinalStep;
+  Eigen::VectorXd position;  ///< dim entries, or empty: no position term
+  Eigen::VectorXd velocity;  ///< dim entries, or empty: no velocity term
+  double weight = 1.0;
+};
+
+class CenterOfMassLoss final : public Loss {
+ public:
+  CenterOfMassLoss(const Model& model, std::vector<int> vertices,
+                   std::vector<CenterOfMassTarget> targets);
+  double evaluate(int n, int T, const State& s, Eigen::VectorXd* xbar,
+                  Eigen::VectorXd* vbar) const override;
+  /// The centre of mass of the vertex set (dim entries).
+  Eigen::VectorXd center(const Eigen::VectorXd& x) const;
+
+ private:
+  int dim_;
+  std::vector<int> vertices_;
+  std::vector<double> weight_;  ///< m_i / sum m per listed vertex
+  std::vector<CenterOfMassTarget> targets_;
+};
+
+/// sum_n w_n 1/2 |x_n[vertices] - reference_n|^2: matching a whole recorded or simulated
+/// trajectory. reference has one entry per state (T + 1), each |vertices| * dim values (all
+/// vertices when `vertices` is empty); an empty entry skips that state. weights: one per state,
+/// or empty for all 1.
+class TrajectoryLoss final : public Loss {
+ public:
+  TrajectoryLoss(const Model& model, std::vector<int> vertices,
+                 std::vector<Eigen::VectorXd> reference, std::vector<double> weights = {});
+  double evaluate(int n, int T, const State& s, Eigen::VectorXd* xbar,
+                  Eigen::VectorXd* vbar) const override;
+
+ private:
+  int dim_;
+  std::vector<int> vertices_;
+  std::vector<Eigen::VectorXd> reference_;
+  std::vector<double> weights_;
+};
+
+/// The sum of several losses.
+class SumLoss final : public Loss {
+ public:
+  explicit SumLoss(std::vector<std::shared_ptr<const Loss>> terms) : terms_(std::move(terms)) {}
+  double evaluate(int n, int T, const State& s, Eigen::VectorXd* xbar,
+                  Eigen::VectorXd* vbar) const override;
+
+ private:
+  std::vector<std::shared_ptr<const Loss>> terms_;
+};
+
+/// A user loss on chosen vertices, differentiated by softgrad's reverse-mode AD:
+///     l_n = fn(n, T, t, x, v)
+/// where x and v point to the |vertices| * dim positions and velocities of those vertices as
+/// AD scalars (ad::Var<double>) and fn returns one. Write it generically, like an energy:
+///     auto fn = [](int n, int T, double t, const auto* x, const auto* v) {
+///       return n == T ? 0.5 * (x[1] - 1.0) * (x[1] - 1.0) : decltype(x[0])(0.0); };
+class StateLoss final : public Loss {
+ public:
+  using Scalar = ad::Var<double>;
+  using Function = std::function<Scalar(int n, int T, double t, const Scalar* x, const Scalar* v)>;
+  /// @param tape_capacity AD nodes per evaluation (the heap tape is sized once).
+  StateLoss(const Model& model, std::vector<int> vertices, Function fn,
+            int tape_capacity = 1 << 16);
+  double evaluate(int n, int T, const State& s, Eigen::VectorXd* xbar,
+                  Eigen::VectorXd* vbar) const override;
+
+ private:
+  int dim_;
+  std::vector<int> vertices_;
+  Function fn_;
+  mutable std::vector<ad::Node<double>> nodes_;
+};
+
+}  // namespace softgrad

@@ -1,0 +1,69 @@
+/// @file parameters.hpp
+/// Selecting what to differentiate. A ParameterSet is an ordered list of parameter blocks named
+/// by strings, flattened into one vector theta for gradients, sensitivities and optimisers:
+///
+///   "x0", "v0"          initial positions / velocities (n_dofs values each)
+///   "kinematic"         prescribed positions of the kinematic dofs at the end of every step
+///                       (T x n_kinematic_dofs; the scripted motion until set)
+///   "TERM.GROUP"        a parameter group of an energy term, e.g. "elastic:beam.youngs",
+///                       "damping.alpha", "forces.force"; "GROUP" alone if only one term has it
+///   "TERM.GROUP[]"      a per-element group as a field (one value per element); without "[]"
+///                       a per-element group is tied to one value (all elements share it)
+///
+/// `softgrad params SCENE` lists what a scene offers.
+#pragma once
+
+#include <Eigen/Core>
+#include <string>
+#include <vector>
+
+#include "softgrad/energy.hpp"
+#include "softgrad/simulator.hpp"
+#include "softgrad/trajectory.hpp"
+
+namespace softgrad {
+
+class ParameterSet {
+ public:
+  enum class Source { InitialPosition, InitialVelocity, Kinematic, Term };
+  struct Block {
+    std::string name;  ///< as selected, e.g. "elastic:beam.youngs[]"
+    Source source = Source::Term;
+    int term = -1;         ///< index into Model::terms (Source::Term)
+    ParameterGroup group;  ///< the term's group (Source::Term)
+    bool tied = false;     ///< a per-element group reduced to one shared value
+    int offset = 0;        ///< first index in theta
+    int size = 0;          ///< values in theta
+  };
+
+  ParameterSet() = default;
+  /// Resolves names against a simulator's model and a rollout.
+  /// @throws InputError for an unknown or ambiguous name (listing what is available).
+  ParameterSet(const Simulator& sim, const Rollout& rollout, const std::vector<std::string>& names);
+
+  int size() const { return size_; }
+  const std::vector<Block>& blocks() const { return blocks_; }
+  /// A name for entry i of theta: "youngs", "youngs[12]", "v0[7]", "kinematic[3][1]".
+  std::string label(int i) const;
+  /// The block holding entry i.
+  const Block& block_of(int i) const;
+
+  /// theta from the model and rollout. @throws InputError if a tied group's values differ.
+  Eigen::VectorXd get(const Simulator& sim, const Rollout& rollout) const;
+  /// Writes theta into the model (through the terms, which validate) and the rollout.
+  void set(Simulator& sim, Rollout& rollout, const Eigen::VectorXd& theta) const;
+
+  /// Every selectable name for a simulator and rollout, with a one-line description each.
+  static std::vector<std::pair<std::string, std::string>> available(const Simulator& sim,
+                                                                    const Rollout& rollout);
+
+ private:
+  std::vector<Block> blocks_;
+  int size_ = 0;
+};
+
+/// The scripted kinematic path of a rollout: positions of Model::kinematic_dofs() at the end of
+/// each step (what Rollout::kinematic_path holds when set).
+std::vector<Eigen::VectorXd> scripted_kinematic_path(const Simulator& sim, const Rollout& rollout);
+
+}  // namespace softgrad

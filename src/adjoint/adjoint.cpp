@@ -1,0 +1,231 @@
+#include "softgrad/adjoint.hpp"
+
+#include <sys/resource.h>
+
+#include <chrono>
+#include <sstream>
+
+#include "softgrad/errors.hpp"
+#include "softgrad/log.hpp"
+#include "step_linearization.hpp"
+
+namespace softgrad {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+double seconds_since(Clock::time_point t0) {
+  return std::chrono::duration<double>(Clock::now() - t0).count();
+}
+
+/// States a..b of a trajectory: stored ones by reference, the others recomputed from the
+/// checkpoint at a into a buffer reused across segments.
+class Segment {
+ public:
+  Segment(Simulator& sim, const Trajectory& traj) : sim_(sim), traj_(traj) {}
+
+  /// Makes states a..b available (a a checkpoint). Returns the seconds spent recomputing.
+  double load(int a, int b, AdjointReport& report) {
+    a_ = a;
+    const auto t0 = Clock::now();
+    buffer_.resize(b - a + 1);
+    buffer_[0] = traj_.state(a);
+    for (int n = a + 1; n <= b; ++n) {
+      if (traj_.stored(n)) {
+        buffer_[n - a] = traj_.state(n);
+        continue;
+      }
+      buffer_[n - a] = buffer_[n - a - 1];
+      advance(sim_, traj_.rollout(), buffer_[n - a]);
+      ++report.recomputed_steps;
+    }
+    std::size_t bytes = 0;
+    for (const State& s : buffer_) bytes += (s.x.size() + s.v.size()) * sizeof(double);
+    report.segment_bytes = std::max(report.segment_bytes, bytes);
+    return seconds_since(t0);
+  }
+  const State& state(int n) const { return buffer_[n - a_]; }
+
+ private:
+  Simulator& sim_;
+  const Trajectory& traj_;
+  int a_ = 0;
+  std::vector<State> buffer_;
+};
+
+/// Per-parameter-source accumulators of dL/d(input) during the sweep.
+struct Accumulators {
+  std::vector<Eigen::VectorXd> term_bars;  ///< per model term (empty if not selected)
+  std::vector<Eigen::VectorXd> kinematic;  ///< per step (empty if not selected)
+  bool want_kinematic = false;
+};
+
+Accumulators make_accumulators(const Model& model, const ParameterSet& params, int steps) {
+  Accumulators acc;
+  acc.term_bars.resize(model.terms.size());
+  for (const auto& b : params.blocks()) {
+    if (b.source == ParameterSet::Source::Term)
+      acc.term_bars[b.term].setZero(model.terms[b.term]->n_parameters());
+    if (b.source == ParameterSet::Source::Kinematic) acc.want_kinematic = true;
+  }
+  if (acc.want_kinematic) acc.kinematic.assign(steps, Eigen::VectorXd());
+  return acc;
+}
+
+Eigen::VectorXd assemble_gradient(const ParameterSet& params, const Accumulators& acc,
+                                  const Eigen::VectorXd& xbar0, const Eigen::VectorXd& vbar0) {
+  Eigen::VectorXd grad(params.size());
+  for (const auto& b : params.blocks()) {
+    switch (b.source) {
+      case ParameterSet::Source::InitialPosition:
+        grad.segment(b.offset, b.size) = xbar0;
+        break;
+      case ParameterSet::Source::InitialVelocity:
+        grad.segment(b.offset, b.size) = vbar0;
+        break;
+      case ParameterSet::Source::Kinematic: {
+        int k = b.offset;
+        for (const auto& kb : acc.kinematic) {
+          grad.segment(k, kb.size()) = kb;
+          k += static_cast<int>(kb.size());
+        }
+        break;
+      }
+      case ParameterSet::Source::Term: {
+        const auto slice = acc.term_bars[b.term].segment(b.group.offset, b.group.size);
+        if (b.tied) {
+          grad[b.offset] = slice.sum();
+        } else {
+          grad.segment(b.offset, b.size) = slice;
+        }
+        break;
+      }
+    }
+  }
+  return grad;
+}
+
+void note_unconverged(const Trajectory& traj, AdjointReport& report) {
+  for (size_t n = 0; n < traj.reports().size(); ++n)
+    if (!traj.reports()[n].converged()) report.unconverged_steps.push_back(static_cast<int>(n));
+  if (static_cast<int>(traj.reports().size()) < traj.steps())
+    throw InputError("the trajectory stopped early (a step failed): no gradient exists");
+  if (!report.unconverged_steps.empty()) {
+    std::ostringstream os;
+    os << report.unconverged_steps.size() << " forward steps did not converge (first: step "
+       << report.unconverged_steps.front()
+       << "); the gradient assumes converged steps and is not exact there";
+    report.warnings.push_back(os.str());
+    log(LogLevel::Warn, "adjoint: " + os.str());
+  }
+}
+
+}  // namespace
+
+std::size_t peak_rss_bytes() {
+  rusage usage{};
+  if (getrusage(RUSAGE_SELF, &usage) != 0) return 0;
+  return static_cast<std::size_t>(usage.ru_maxrss) * 1024;  // Linux reports KiB
+}
+
+double evaluate_loss(Simulator& sim, const Trajectory& traj, const Loss& loss) {
+  const int T = traj.steps();
+  const int k = traj.checkpoint_every();
+  Segment segment(sim, traj);
+  AdjointReport unused;
+  double l = 0.0;
+  for (int a = 0; a <= T; a += k) {
+    const int b = std::min(a + k, T);
+    segment.load(a, b, unused);
+    for (int n = a; n <= b; ++n)
+      if (n < b || n == T) l += loss.evaluate(n, T, segment.state(n), nullptr, nullptr);
+    if (b == T) break;
+  }
+  return l;
+}
+
+GradientResult gradient(Simulator& sim, const Trajectory& traj, const Loss& loss,
+                        const ParameterSet& params, const AdjointOptions& options) {
+  const auto t_start = Clock::now();
+  const Model& model = sim.model();
+  const int T = traj.steps();
+  const int k = traj.checkpoint_every();
+  const bool statics = traj.rollout().static_solve;
+  const double dt = sim.options().dt;
+  GradientResult result;
+  AdjointReport& report = result.report;
+  note_unconverged(traj, report);
+  report.trajectory_bytes = traj.stored_bytes();
+
+  StepLinearization lin(sim, options.linear);
+  report.backend = lin.backend();
+  Accumulators acc = make_accumulators(model, params, T);
+  const std::vector<int>& kin = lin.kinematic_dofs();
+  const int n_dofs = model.n_dofs();
+
+  Eigen::VectorXd xbar = Eigen::VectorXd::Zero(n_dofs), vbar = Eigen::VectorXd::Zero(n_dofs);
+  Eigen::VectorXd xbar_prev(n_dofs), vbar_prev(n_dofs), lambda = Eigen::VectorXd::Zero(n_dofs);
+  Eigen::VectorXd h_lambda(n_dofs);
+  Segment segment(sim, traj);
+  // Segments [a, b] from the last back to the first; state b's loss is taken in its own
+  // segment (b = T) or was taken as state a of the segment after it.
+  const int last_a = (T == 0) ? 0 : ((T - 1) / k) * k;
+  for (int a = last_a; a >= 0; a -= k) {
+    const int b = std::min(a + k, T);
+    report.recompute_seconds += segment.load(a, b, report);
+    if (b == T) result.loss += loss.evaluate(T, T, segment.state(T), &xbar, &vbar);
+    for (int n = b; n > a; --n) {
+      // Step n-1 -> n. xbar, vbar hold dL/dx_n, dL/dv_n (total).
+      const State& prev = segment.state(n - 1);
+      const State& next = segment.state(n);
+      if (!statics) {
+        xbar += vbar / dt;  // v_n = (x_n - x_{n-1}) / dt
+        xbar_prev = -vbar / dt;
+      } else {
+        xbar_prev.setZero();
+      }
+      vbar_prev.setZero();
+      lin.linearize(prev, next.x, statics);
+      const LinearSolveReport lr = lin.solve(xbar, lambda);
+      report.linear_iterations += lr.iterations;
+      if (!lr.ok()) {
+        std::ostringstream os;
+        os << "step " << n - 1 << ": the adjoint linear solve did not converge (" << lr.message
+           << ")";
+        report.warnings.push_back(os.str());
+      }
+      if (lin.indefinite()) report.indefinite_steps.push_back(n - 1);
+      if (acc.want_kinematic && !kin.empty()) {
+        // Kinematic dofs of x_n are inputs: dL/dk = xbar_k - (H lambda)_k.
+        lin.hessian_product(lambda, h_lambda);
+        Eigen::VectorXd& kb = acc.kinematic[n - 1];
+        kb.resize(kin.size());
+        for (size_t i = 0; i < kin.size(); ++i) kb[i] = xbar[kin[i]] - h_lambda[kin[i]];
+      }
+      lin.pull_back(lambda, xbar_prev, vbar_prev, acc.term_bars);
+      if (statics) {
+        // The equilibrium does not depend on the starting guess.
+        xbar_prev.setZero();
+        vbar_prev.setZero();
+      }
+      xbar.swap(xbar_prev);
+      vbar.swap(vbar_prev);
+      ++report.steps;
+      result.loss += loss.evaluate(n - 1, T, prev, &xbar, &vbar);
+    }
+  }
+  if (!report.indefinite_steps.empty()) {
+    std::ostringstream os;
+    os << report.indefinite_steps.size() << " steps end where the exact Hessian is indefinite "
+       << "(first: step " << report.indefinite_steps.front()
+       << "): not strict minima; solved by LU, the gradient holds only where the solution "
+          "depends smoothly on the parameters";
+    report.warnings.push_back(os.str());
+    log(LogLevel::Warn, "adjoint: " + os.str());
+  }
+  result.gradient = assemble_gradient(params, acc, xbar, vbar);
+  report.backward_seconds = seconds_since(t_start);
+  report.peak_rss_bytes = peak_rss_bytes();
+  return result;
+}
+
+}  // namespace softgrad

@@ -1,0 +1,168 @@
+#include <cmath>
+#include <sstream>
+
+#include "softgrad/errors.hpp"
+#include "softgrad/loss.hpp"
+
+namespace softgrad {
+namespace {
+
+bool at(int step, int n, int T) { return step == n || (step == kFinalStep && n == T); }
+
+void check_vertex(const Model& model, int v, const char* who) {
+  if (v < 0 || v >= model.n_verts) {
+    std::ostringstream os;
+    os << who << ": vertex " << v << " is not in the model (" << model.n_verts << " vertices)";
+    throw InputError(os.str());
+  }
+}
+
+void check_vector(const Eigen::VectorXd& v, int size, const char* who, const char* what) {
+  if (v.size() != size) {
+    std::ostringstream os;
+    os << who << ": " << what << " has " << v.size() << " entries, expected " << size;
+    throw InputError(os.str());
+  }
+  if (!v.allFinite()) throw InputError(std::string(who) + ": " + what + " is not finite");
+}
+
+std::vector<int> all_vertices_if_empty(const Model& model, std::vector<int> vertices,
+                                       const char* who) {
+  if (vertices.empty())
+    for (int v = 0; v < model.n_verts; ++v) vertices.push_back(v);
+  for (int v : vertices) check_vertex(model, v, who);
+  return vertices;
+}
+
+}  // namespace
+
+PositionLoss::PositionLoss(const Model& model, std::vector<PositionTarget> targets)
+    : dim_(model.dim), targets_(std::move(targets)) {
+  for (const auto& t : targets_) {
+    check_vertex(model, t.vertex, "position loss");
+    check_vector(t.target, dim_, "position loss", "a target");
+  }
+}
+
+double PositionLoss::evaluate(int n, int T, const State& s, Eigen::VectorXd* xbar,
+                              Eigen::VectorXd*) const {
+  double l = 0.0;
+  for (const auto& t : targets_) {
+    if (!at(t.step, n, T)) continue;
+    const Eigen::VectorXd r = s.x.segment(t.vertex * dim_, dim_) - t.target;
+    l += 0.5 * t.weight * r.squaredNorm();
+    if (xbar) xbar->segment(t.vertex * dim_, dim_) += t.weight * r;
+  }
+  return l;
+}
+
+CenterOfMassLoss::CenterOfMassLoss(const Model& model, std::vector<int> vertices,
+                                   std::vector<CenterOfMassTarget> targets)
+    : dim_(model.dim),
+      vertices_(all_vertices_if_empty(model, std::move(vertices), "centre-of-mass loss")),
+      targets_(std::move(targets)) {
+  double total = 0.0;
+  for (int v : vertices_) total += model.mass[v * dim_];
+  if (!(total > 0.0)) throw InputError("centre-of-mass loss: the vertices have no mass");
+  for (int v : vertices_) weight_.push_back(model.mass[v * dim_] / total);
+  for (const auto& t : targets_) {
+    if (t.position.size() > 0) check_vector(t.position, dim_, "centre-of-mass loss", "a position");
+    if (t.velocity.size() > 0) check_vector(t.velocity, dim_, "centre-of-mass loss", "a velocity");
+  }
+}
+
+Eigen::VectorXd CenterOfMassLoss::center(const Eigen::VectorXd& x) const {
+  Eigen::VectorXd c = Eigen::VectorXd::Zero(dim_);
+  for (size_t i = 0; i < vertices_.size(); ++i)
+    c += weight_[i] * x.segment(vertices_[i] * dim_, dim_);
+  return c;
+}
+
+double CenterOfMassLoss::evaluate(int n, int T, const State& s, Eigen::VectorXd* xbar,
+                                  Eigen::VectorXd* vbar) const {
+  double l = 0.0;
+  for (const auto& t : targets_) {
+    if (!at(t.step, n, T)) continue;
+    const auto add = [&](const Eigen::VectorXd& q, const Eigen::VectorXd& target,
+                         Eigen::VectorXd* bar) {
+      const Eigen::VectorXd r = center(q) - target;
+      l += 0.5 * t.weight * r.squaredNorm();
+      if (bar)
+        for (size_t i = 0; i < vertices_.size(); ++i)
+          bar->segment(vertices_[i] * dim_, dim_) += t.weight * weight_[i] * r;
+    };
+    if (t.position.size() > 0) add(s.x, t.position, xbar);
+    if (t.velocity.size() > 0) add(s.v, t.velocity, vbar);
+  }
+  return l;
+}
+
+TrajectoryLoss::TrajectoryLoss(const Model& model, std::vector<int> vertices,
+                               std::vector<Eigen::VectorXd> reference, std::vector<double> weights)
+    : dim_(model.dim),
+      vertices_(all_vertices_if_empty(model, std::move(vertices), "trajectory loss")),
+      reference_(std::move(reference)),
+      weights_(std::move(weights)) {
+  if (!weights_.empty() && weights_.size() != reference_.size())
+    throw InputError("trajectory loss: " + std::to_string(weights_.size()) + " weights for " +
+                     std::to_string(reference_.size()) + " reference states");
+  const int size = static_cast<int>(vertices_.size()) * dim_;
+  for (const auto& r : reference_)
+    if (r.size() > 0) check_vector(r, size, "trajectory loss", "a reference state");
+}
+
+double TrajectoryLoss::evaluate(int n, int, const State& s, Eigen::VectorXd* xbar,
+                                Eigen::VectorXd*) const {
+  if (n >= static_cast<int>(reference_.size()) || reference_[n].size() == 0) return 0.0;
+  const double w = weights_.empty() ? 1.0 : weights_[n];
+  double l = 0.0;
+  for (size_t i = 0; i < vertices_.size(); ++i) {
+    const Eigen::VectorXd r =
+        s.x.segment(vertices_[i] * dim_, dim_) - reference_[n].segment(i * dim_, dim_);
+    l += 0.5 * w * r.squaredNorm();
+    if (xbar) xbar->segment(vertices_[i] * dim_, dim_) += w * r;
+  }
+  return l;
+}
+
+double SumLoss::evaluate(int n, int T, const State& s, Eigen::VectorXd* xbar,
+                         Eigen::VectorXd* vbar) const {
+  double l = 0.0;
+  for (const auto& t : terms_) l += t->evaluate(n, T, s, xbar, vbar);
+  return l;
+}
+
+StateLoss::StateLoss(const Model& model, std::vector<int> vertices, Function fn, int tape_capacity)
+    : dim_(model.dim),
+      vertices_(all_vertices_if_empty(model, std::move(vertices), "state loss")),
+      fn_(std::move(fn)),
+      nodes_(static_cast<size_t>(tape_capacity)) {
+  if (!fn_) throw InputError("state loss: no function");
+}
+
+double StateLoss::evaluate(int n, int T, const State& s, Eigen::VectorXd* xbar,
+                           Eigen::VectorXd* vbar) const {
+  const int m = static_cast<int>(vertices_.size()) * dim_;
+  ad::Tape<double> tape(nodes_.data(), static_cast<int>(nodes_.size()));
+  std::vector<Scalar> x(m), v(m);
+  for (size_t i = 0; i < vertices_.size(); ++i)
+    for (int k = 0; k < dim_; ++k) x[i * dim_ + k] = tape.input(s.x[vertices_[i] * dim_ + k]);
+  for (size_t i = 0; i < vertices_.size(); ++i)
+    for (int k = 0; k < dim_; ++k) v[i * dim_ + k] = tape.input(s.v[vertices_[i] * dim_ + k]);
+  const Scalar l = fn_(n, T, s.t, x.data(), v.data());
+  if (tape.overflowed())
+    throw InputError("state loss: the function needs more than " + std::to_string(nodes_.size()) +
+                     " AD nodes; pass a larger tape_capacity");
+  if (!std::isfinite(l.val))
+    throw InputError("state loss: the loss is not finite at step " + std::to_string(n));
+  if (!l.tape) return l.val;  // constant at this step
+  tape.reverse(l.idx);
+  for (size_t i = 0; i < vertices_.size(); ++i)
+    for (int k = 0; k < dim_; ++k) {
+      if (xbar) (*xbar)[vertices_[i] * dim_ + k] += tape.adjoint(x[i * dim_ + k].idx);
+      if (vbar) (*vbar)[vertices_[i] * dim_ + k] += tape.adjoint(v[i * dim_ + k].idx);
+    }
+  return l.val;
+}
+
+}  // namespace softgrad

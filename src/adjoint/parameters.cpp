@@ -1,0 +1,225 @@
+#include "softgrad/parameters.hpp"
+
+#include <algorithm>
+#include <sstream>
+
+#include "softgrad/errors.hpp"
+
+namespace softgrad {
+namespace {
+
+using Layout = ParameterGroup::Layout;
+
+int path_size(const Simulator& sim, const Rollout& rollout) {
+  const int steps = rollout.static_solve ? 1 : rollout.steps;
+  return steps * static_cast<int>(sim.model().kinematic_dofs().size());
+}
+
+std::string list_available(const Simulator& sim, const Rollout& rollout) {
+  std::ostringstream os;
+  for (const auto& [name, what] : ParameterSet::available(sim, rollout)) os << "\n  " << name;
+  return os.str();
+}
+
+Eigen::VectorXd term_values(const EnergyTerm& t) {
+  Eigen::VectorXd p(t.n_parameters());
+  t.get_parameters(p.data());
+  return p;
+}
+
+}  // namespace
+
+std::vector<Eigen::VectorXd> scripted_kinematic_path(const Simulator& sim, const Rollout& rollout) {
+  const Model& model = sim.model();
+  const std::vector<int> dofs = model.kinematic_dofs();
+  std::vector<Eigen::VectorXd> path;
+  const int steps = rollout.static_solve ? 1 : rollout.steps;
+  Eigen::VectorXd x = rollout.initial.x;
+  for (int n = 0; n < steps; ++n) {
+    const double t =
+        rollout.static_solve ? rollout.initial.t : rollout.initial.t + (n + 1) * sim.options().dt;
+    model.apply_kinematics(t, x);
+    Eigen::VectorXd k(dofs.size());
+    for (size_t i = 0; i < dofs.size(); ++i) k[i] = x[dofs[i]];
+    path.push_back(std::move(k));
+  }
+  return path;
+}
+
+std::vector<std::pair<std::string, std::string>> ParameterSet::available(const Simulator& sim,
+                                                                         const Rollout& rollout) {
+  std::vector<std::pair<std::string, std::string>> out;
+  const Model& model = sim.model();
+  out.emplace_back("x0", "initial positions (" + std::to_string(model.n_dofs()) + " values, m)");
+  out.emplace_back("v0", "initial velocities (" + std::to_string(model.n_dofs()) + " values, m/s)");
+  if (path_size(sim, rollout) > 0)
+    out.emplace_back("kinematic", "prescribed positions of the kinematic dofs per step (" +
+                                      std::to_string(path_size(sim, rollout)) + " values, m)");
+  for (const auto& t : model.terms)
+    for (const ParameterGroup& g : t->parameter_groups()) {
+      const std::string name = t->name() + "." + g.name;
+      const std::string unit = g.unit.empty() ? "" : ", " + g.unit;
+      switch (g.layout) {
+        case Layout::Scalar:
+          out.emplace_back(name, "one value" + unit);
+          break;
+        case Layout::PerElement:
+          out.emplace_back(name, "one value shared by all elements" + unit);
+          out.emplace_back(name + "[]", "a field: one value per element (" +
+                                            std::to_string(g.size) + " values" + unit + ")");
+          break;
+        case Layout::PerStep:
+          out.emplace_back(name, "per-step values (" + std::to_string(g.size) + unit + ")");
+          break;
+      }
+    }
+  return out;
+}
+
+ParameterSet::ParameterSet(const Simulator& sim, const Rollout& rollout,
+                           const std::vector<std::string>& names) {
+  const Model& model = sim.model();
+  for (const std::string& raw : names) {
+    Block b;
+    b.name = raw;
+    b.offset = size_;
+    if (raw == "x0" || raw == "v0") {
+      b.source = raw == "x0" ? Source::InitialPosition : Source::InitialVelocity;
+      b.size = model.n_dofs();
+    } else if (raw == "kinematic") {
+      b.source = Source::Kinematic;
+      b.size = path_size(sim, rollout);
+      if (b.size == 0) throw InputError("parameter 'kinematic': the model has no kinematic dofs");
+    } else {
+      std::string name = raw;
+      const bool field = name.size() > 2 && name.ends_with("[]");
+      if (field) name.resize(name.size() - 2);
+      const auto dot = name.rfind('.');
+      const std::string term_name = dot == std::string::npos ? "" : name.substr(0, dot);
+      const std::string group_name = dot == std::string::npos ? name : name.substr(dot + 1);
+      int found = 0;
+      for (size_t k = 0; k < model.terms.size(); ++k) {
+        if (!term_name.empty() && model.terms[k]->name() != term_name) continue;
+        for (const ParameterGroup& g : model.terms[k]->parameter_groups())
+          if (g.name == group_name) {
+            ++found;
+            b.term = static_cast<int>(k);
+            b.group = g;
+          }
+      }
+      if (found == 0)
+        throw InputError("unknown parameter '" + raw +
+                         "'; available:" + list_available(sim, rollout));
+      if (found > 1)
+        throw InputError("parameter '" + raw + "' is ambiguous: " + std::to_string(found) +
+                         " terms have a group '" + group_name +
+                         "'; prefix the term's name, one of:" + list_available(sim, rollout));
+      if (field && b.group.layout != Layout::PerElement)
+        throw InputError("parameter '" + raw + "': '[]' selects a per-element field, but '" +
+                         group_name + "' is not per element");
+      b.source = Source::Term;
+      b.tied = b.group.layout == Layout::PerElement && !field;
+      b.size = b.tied ? 1 : b.group.size;
+    }
+    for (const Block& other : blocks_)
+      if (other.source == b.source && other.term == b.term &&
+          (b.source != Source::Term || other.group.offset == b.group.offset))
+        throw InputError("parameter '" + raw + "' is selected twice (also as '" + other.name +
+                         "')");
+    size_ += b.size;
+    blocks_.push_back(std::move(b));
+  }
+}
+
+const ParameterSet::Block& ParameterSet::block_of(int i) const {
+  for (const Block& b : blocks_)
+    if (i >= b.offset && i < b.offset + b.size) return b;
+  throw InputError("parameter index " + std::to_string(i) + " out of range (" +
+                   std::to_string(size_) + " parameters)");
+}
+
+std::string ParameterSet::label(int i) const {
+  const Block& b = block_of(i);
+  const int k = i - b.offset;
+  std::string base = b.name;
+  if (base.ends_with("[]")) base.resize(base.size() - 2);
+  if (b.size == 1) return base;
+  return base + "[" + std::to_string(k) + "]";
+}
+
+Eigen::VectorXd ParameterSet::get(const Simulator& sim, const Rollout& rollout) const {
+  Eigen::VectorXd theta(size_);
+  const Model& model = sim.model();
+  for (const Block& b : blocks_) {
+    switch (b.source) {
+      case Source::InitialPosition:
+        theta.segment(b.offset, b.size) = rollout.initial.x;
+        break;
+      case Source::InitialVelocity:
+        theta.segment(b.offset, b.size) = rollout.initial.v;
+        break;
+      case Source::Kinematic: {
+        const auto path = rollout.kinematic_path.empty() ? scripted_kinematic_path(sim, rollout)
+                                                         : rollout.kinematic_path;
+        const int m = static_cast<int>(model.kinematic_dofs().size());
+        for (size_t n = 0; n < path.size(); ++n) theta.segment(b.offset + n * m, m) = path[n];
+        break;
+      }
+      case Source::Term: {
+        const Eigen::VectorXd p = term_values(*model.terms[b.term]);
+        const auto slice = p.segment(b.group.offset, b.group.size);
+        if (b.tied) {
+          if (slice.maxCoeff() != slice.minCoeff())
+            throw InputError("parameter '" + b.name + "' varies over the elements (from " +
+                             std::to_string(slice.minCoeff()) + " to " +
+                             std::to_string(slice.maxCoeff()) + "); select '" + b.name +
+                             "[]' to treat it as a field");
+          theta[b.offset] = slice[0];
+        } else {
+          theta.segment(b.offset, b.size) = slice;
+        }
+        break;
+      }
+    }
+  }
+  return theta;
+}
+
+void ParameterSet::set(Simulator& sim, Rollout& rollout, const Eigen::VectorXd& theta) const {
+  if (theta.size() != size_)
+    throw InputError("parameters: expected " + std::to_string(size_) + " values, got " +
+                     std::to_string(theta.size()));
+  if (!theta.allFinite()) throw InputError("parameters: theta contains NaN or infinite values");
+  Model& model = sim.mutable_model();
+  for (const Block& b : blocks_) {
+    const auto values = theta.segment(b.offset, b.size);
+    switch (b.source) {
+      case Source::InitialPosition:
+        rollout.initial.x = values;
+        break;
+      case Source::InitialVelocity:
+        rollout.initial.v = values;
+        break;
+      case Source::Kinematic: {
+        const int m = static_cast<int>(model.kinematic_dofs().size());
+        const int steps = b.size / std::max(m, 1);
+        rollout.kinematic_path.resize(steps);
+        for (int n = 0; n < steps; ++n) rollout.kinematic_path[n] = values.segment(n * m, m);
+        break;
+      }
+      case Source::Term: {
+        EnergyTerm& t = *model.terms[b.term];
+        Eigen::VectorXd p = term_values(t);
+        if (b.tied) {
+          p.segment(b.group.offset, b.group.size).setConstant(values[0]);
+        } else {
+          p.segment(b.group.offset, b.group.size) = values;
+        }
+        t.set_parameters(p.data());
+        break;
+      }
+    }
+  }
+}
+
+}  // namespace softgrad

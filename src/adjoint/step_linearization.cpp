@@ -1,0 +1,140 @@
+#include "step_linearization.hpp"
+
+#include "../integrator/simulator_impl.hpp"
+#include "softgrad/errors.hpp"
+
+namespace softgrad {
+
+StepLinearization::StepLinearization(Simulator& sim, const LinearSolverOptions& options)
+    : sim_(sim), impl_(*sim.impl_), options_(options) {
+  if (options_.kind.empty()) {
+    options_.kind = sim.options().linear.kind;
+    options_.preconditioner = sim.options().linear.preconditioner;
+  }
+  if (options_.kind == "matfree") {
+    make_linear_solver(options_);  // validates the options
+    matrix_free_ = std::make_unique<MatrixFreeCgSolver>(
+        CgOptions{options_.rel_tol, options_.abs_tol, options_.max_iterations});
+  } else if (impl_.linear && options_.kind == sim.options().linear.kind &&
+             options_.preconditioner == sim.options().linear.preconditioner &&
+             options_.kind == "cholmod") {
+    solver_ = impl_.linear.get();  // the forward solve's symbolic analysis, reused
+  } else {
+    own_solver_ = make_linear_solver(options_);
+    own_solver_->analyze(impl_.assembler->matrix());
+    solver_ = own_solver_.get();
+  }
+}
+
+StepLinearization::~StepLinearization() = default;
+
+std::string StepLinearization::backend() const {
+  if (matrix_free_) return "matfree";
+  return solver_->name();
+}
+
+const std::vector<int>& StepLinearization::kinematic_dofs() const {
+  return impl_.phi->fixed_dofs();
+}
+
+void StepLinearization::linearize(const State& prev, const Eigen::VectorXd& x, bool statics) {
+  const double dt = statics ? 0.0 : sim_.options().dt;
+  statics_ = statics;
+  dt_ = dt;
+  x_prev_ = prev.x;
+  v_prev_ = prev.v;
+  x_ = x;
+  const StepContext ctx{dt, statics ? prev.t : prev.t + dt, &x_prev_, &v_prev_,
+                        statics ? 0 : prev.step};
+  impl_.phi->begin(ctx, statics ? x_prev_ : Eigen::VectorXd(x_prev_ + dt * v_prev_));
+  indefinite_ = false;
+  if (matrix_free_) return;  // Hessian-vector products at solve time
+  impl_.phi->hessian(x_, /*project=*/false);
+  const LinearSolveReport r = solver_->factorize(impl_.phi->matrix());
+  if (r.status == LinearSolveReport::Status::NotPositiveDefinite) {
+    indefinite_ = true;
+    lu_.compute(impl_.phi->matrix());
+    if (lu_.info() != Eigen::Success)
+      throw ConvergenceError("the exact Hessian at step " + std::to_string(prev.step) +
+                             " is singular: the solution is not an isolated minimum, so its "
+                             "gradient does not exist");
+  } else if (!r.ok()) {
+    throw ConvergenceError("adjoint: factorising the Hessian at step " + std::to_string(prev.step) +
+                           " failed: " + r.message);
+  }
+}
+
+LinearSolveReport StepLinearization::solve(const Eigen::VectorXd& rhs, Eigen::VectorXd& lambda) {
+  Eigen::VectorXd b = rhs;
+  for (int i : kinematic_dofs()) b[i] = 0.0;
+  LinearSolveReport r;
+  if (indefinite_) {
+    lambda = lu_.solve(b);
+  } else if (matrix_free_) {
+    const IncrementalPotential::Operator op(*impl_.phi, x_);
+    if (lambda.size() != b.size()) lambda.setZero(b.size());
+    r = matrix_free_->solve(op, b, lambda);
+    if (r.status == LinearSolveReport::Status::NotPositiveDefinite) {
+      // Negative curvature: assemble once and solve this step by LU.
+      indefinite_ = true;
+      impl_.phi->hessian(x_, false);
+      lu_.compute(impl_.phi->matrix());
+      if (lu_.info() != Eigen::Success)
+        throw ConvergenceError("adjoint: the exact Hessian is singular at this step");
+      lambda = lu_.solve(b);
+      r = LinearSolveReport{};
+    }
+  } else {
+    r = solver_->solve(b, lambda);
+  }
+  for (int i : kinematic_dofs()) lambda[i] = 0.0;
+  return r;
+}
+
+void StepLinearization::hessian_product(const Eigen::VectorXd& u, Eigen::VectorXd& out) const {
+  const Model& model = sim_.model();
+  out.setZero(u.size());
+  if (!statics_) out = model.mass.cwiseProduct(u) / (dt_ * dt_);
+  for (const auto& t : model.terms)
+    if (!statics_ || t->in_statics()) t->add_hessian_vector_product(x_, u, out);
+}
+
+void StepLinearization::pull_back(const Eigen::VectorXd& lambda, Eigen::VectorXd& x_prev_bar,
+                                  Eigen::VectorXd& v_prev_bar,
+                                  std::vector<Eigen::VectorXd>& term_bars) const {
+  const Model& model = sim_.model();
+  scratch_ = -lambda;  // every product is linear in lambda: pass -lambda to get -lambda^T dg/dy
+  if (!statics_) {
+    // Inertia: g = M (x - x_n - dt v_n) / dt^2.
+    x_prev_bar += model.mass.cwiseProduct(lambda) / (dt_ * dt_);
+    v_prev_bar += model.mass.cwiseProduct(lambda) / dt_;
+  }
+  for (size_t k = 0; k < model.terms.size(); ++k) {
+    const EnergyTerm& t = *model.terms[k];
+    if (statics_ && !t.in_statics()) continue;
+    if (!statics_ && t.depends_on_previous_state())
+      t.add_previous_state_mixed_product(x_, scratch_, x_prev_bar, v_prev_bar);
+    if (k < term_bars.size() && term_bars[k].size() > 0)
+      t.add_parameter_mixed_product(x_, scratch_, term_bars[k].data());
+  }
+}
+
+void StepLinearization::push_forward(const Eigen::VectorXd& dx_prev, const Eigen::VectorXd& dv_prev,
+                                     const std::vector<const double*>& dp,
+                                     Eigen::VectorXd& dg) const {
+  const Model& model = sim_.model();
+  if (statics_) {
+    dg.setZero(x_.size());
+  } else {
+    dg = -model.mass.cwiseProduct(dx_prev + dt_ * dv_prev) / (dt_ * dt_);
+  }
+  for (size_t k = 0; k < model.terms.size(); ++k) {
+    const EnergyTerm& t = *model.terms[k];
+    if (statics_ && !t.in_statics()) continue;
+    if (!statics_ && t.depends_on_previous_state())
+      t.add_previous_state_jvp(x_, dx_prev, dv_prev, dg);
+    if (k < dp.size() && dp[k]) t.add_parameter_jvp(x_, dp[k], dg);
+  }
+}
+
+}  // namespace softgrad

@@ -1,0 +1,136 @@
+// Forward (tangent) sensitivities: S_n = dx_n/dtheta, W_n = dv_n/dtheta, propagated step by step
+// with the same linearisation as the adjoint:
+//   H s_{n+1} = -(dg/dx_n s_n + dg/dv_n w_n + dg/dp dp + H_fk dk_{n+1})  on the free dofs,
+//   s_{n+1} = dk_{n+1} on the kinematic dofs,  w_{n+1} = (s_{n+1} - s_n) / dt.
+#include <chrono>
+
+#include "softgrad/adjoint.hpp"
+#include "softgrad/errors.hpp"
+#include "step_linearization.hpp"
+
+namespace softgrad {
+namespace {
+
+/// What column j of theta perturbs.
+struct Direction {
+  ParameterSet::Source source;
+  int index = 0;  ///< dof (x0, v0), flat path index (kinematic), or parameter index (term)
+  int term = -1;
+  Eigen::VectorXd dp;  ///< term parameter direction (Source::Term)
+};
+
+std::vector<Direction> directions(const Model& model, const ParameterSet& params) {
+  std::vector<Direction> dirs;
+  for (const auto& b : params.blocks())
+    for (int i = 0; i < b.size; ++i) {
+      Direction d{b.source, i, b.term, {}};
+      if (b.source == ParameterSet::Source::Term) {
+        d.dp.setZero(model.terms[b.term]->n_parameters());
+        if (b.tied) {
+          d.dp.segment(b.group.offset, b.group.size).setOnes();
+        } else {
+          d.dp[b.group.offset + i] = 1.0;
+        }
+      }
+      dirs.push_back(std::move(d));
+    }
+  return dirs;
+}
+
+}  // namespace
+
+Trajectory simulate_with_sensitivities(Simulator& sim, const Rollout& rollout,
+                                       const ParameterSet& params,
+                                       const SensitivityObserver& observe,
+                                       const AdjointOptions& options, AdjointReport* report) {
+  const Model& model = sim.model();
+  const int n_dofs = model.n_dofs();
+  const int P = params.size();
+  const bool statics = rollout.static_solve;
+  const double dt = sim.options().dt;
+  const std::vector<Direction> dirs = directions(model, params);
+  StepLinearization lin(sim, options.linear);
+  AdjointReport local;
+  AdjointReport& rep = report ? *report : local;
+  rep.backend = lin.backend();
+  const std::vector<int>& kin = lin.kinematic_dofs();
+  const int m = static_cast<int>(kin.size());
+
+  Eigen::MatrixXd S = Eigen::MatrixXd::Zero(n_dofs, P), W = Eigen::MatrixXd::Zero(n_dofs, P);
+  for (int j = 0; j < P; ++j) {
+    if (dirs[j].source == ParameterSet::Source::InitialPosition) S(dirs[j].index, j) = 1.0;
+    if (dirs[j].source == ParameterSet::Source::InitialVelocity) W(dirs[j].index, j) = 1.0;
+  }
+  // Simulate first (every state stored), then linearise step by step.
+  Trajectory result = simulate(sim, rollout, TrajectoryOptions{1});
+  observe(0, result.state(0), S, W);
+  const int T = result.steps();
+  Eigen::VectorXd dg(n_dofs), rhs(n_dofs), s(n_dofs), u(n_dofs), hu(n_dofs);
+  Eigen::MatrixXd S_next(n_dofs, P);
+  std::vector<const double*> dp(model.terms.size(), nullptr);
+  const Eigen::VectorXd zero = Eigen::VectorXd::Zero(n_dofs);
+  for (int n = 0; n < T; ++n) {
+    const State& prev = result.state(n);
+    const State& next = result.state(n + 1);
+    lin.linearize(prev, next.x, statics);
+    if (lin.indefinite()) rep.indefinite_steps.push_back(n);
+    for (int j = 0; j < P; ++j) {
+      std::fill(dp.begin(), dp.end(), nullptr);
+      if (dirs[j].source == ParameterSet::Source::Term) dp[dirs[j].term] = dirs[j].dp.data();
+      // A static equilibrium does not depend on the starting guess.
+      if (statics) {
+        lin.push_forward(zero, zero, dp, dg);
+      } else {
+        lin.push_forward(S.col(j), W.col(j), dp, dg);
+      }
+      rhs = -dg;
+      // The kinematic dofs this direction moves at this step: s = u there, and H_fk u enters.
+      u.setZero();
+      if (dirs[j].source == ParameterSet::Source::Kinematic && dirs[j].index / m == n) {
+        u[kin[dirs[j].index % m]] = 1.0;
+        lin.hessian_product(u, hu);
+        rhs -= hu;
+      }
+      s = S.col(j);  // warm start for the CG backends
+      const LinearSolveReport lr = lin.solve(rhs, s);
+      rep.linear_iterations += lr.iterations;
+      for (int i = 0; i < m; ++i) s[kin[i]] = u[kin[i]];
+      S_next.col(j) = s;
+    }
+    if (statics) {
+      W.setZero();
+    } else {
+      W = (S_next - S) / dt;
+    }
+    S.swap(S_next);
+    ++rep.steps;
+    observe(n + 1, next, S, W);
+  }
+  rep.trajectory_bytes = result.stored_bytes();
+  rep.peak_rss_bytes = peak_rss_bytes();
+  return result;
+}
+
+GradientResult tangent_gradient(Simulator& sim, const Rollout& rollout, const Loss& loss,
+                                const ParameterSet& params, const AdjointOptions& options) {
+  const auto t0 = std::chrono::steady_clock::now();
+  GradientResult out;
+  out.gradient.setZero(params.size());
+  const int n_dofs = sim.model().n_dofs();
+  const int T = rollout.static_solve ? 1 : rollout.steps;
+  Eigen::VectorXd xbar(n_dofs), vbar(n_dofs);
+  simulate_with_sensitivities(
+      sim, rollout, params,
+      [&](int n, const State& s, const Eigen::MatrixXd& dx, const Eigen::MatrixXd& dv) {
+        xbar.setZero();
+        vbar.setZero();
+        out.loss += loss.evaluate(n, T, s, &xbar, &vbar);
+        out.gradient += dx.transpose() * xbar + dv.transpose() * vbar;
+      },
+      options, &out.report);
+  out.report.backward_seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return out;
+}
+
+}  // namespace softgrad

@@ -1,0 +1,23 @@
+/// @file simulator_impl.hpp
+/// The Simulator's internals, shared with the adjoint (src/adjoint), which linearises converged
+/// steps with the same incremental potential and the same analysed sparsity pattern.
+#pragma once
+
+#include <memory>
+
+#include "incremental_potential.hpp"
+#include "newton.hpp"
+#include "softgrad/simulator.hpp"
+
+namespace softgrad {
+
+struct Simulator::Impl {
+  std::unique_ptr<HessianAssembler> assembler;
+  std::unique_ptr<IncrementalPotential> phi;
+  std::unique_ptr<LinearSolver> linear;
+  std::unique_ptr<MatrixFreeCgSolver> matrix_free;
+
+  NewtonLinearSolver solver() { return {linear.get(), matrix_free.get()}; }
+};
+
+}  // namespace softgrad
