@@ -70,6 +70,7 @@ LinearSolveReport StepLinearization::solve(const Eigen::VectorXd& rhs, Eigen::Ve
   LinearSolveReport r;
   if (indefinite_) {
     lambda = lu_.solve(b);
+    r.status = LinearSolveReport::Status::Converged;
   } else if (matrix_free_) {
     const IncrementalPotential::Operator op(*impl_.phi, x_);
     if (lambda.size() != b.size()) lambda.setZero(b.size());
@@ -83,6 +84,7 @@ LinearSolveReport StepLinearization::solve(const Eigen::VectorXd& rhs, Eigen::Ve
         throw ConvergenceError("adjoint: the exact Hessian is singular at this step");
       lambda = lu_.solve(b);
       r = LinearSolveReport{};
+      r.status = LinearSolveReport::Status::Converged;
     }
   } else {
     r = solver_->solve(b, lambda);

@@ -1,0 +1,136 @@
+// What the adjoint refuses, and what it reports instead of a silently wrong gradient.
+#include <doctest/doctest.h>
+
+#include "adjoint/gradient_check.hpp"
+#include "softgrad/assembly.hpp"
+#include "softgrad/errors.hpp"
+
+namespace softgrad::test {
+namespace {
+
+/// W = a sum_i ((y_i - Y_i)^2 - s^2)^2 over the y dofs: a double well whose rest state is a
+/// critical point with negative curvature -4 a s^2 (a maximum of this term).
+class DoubleWellTerm final : public EnergyTerm {
+ public:
+  DoubleWellTerm(const Model& m, double a, double s) : m_(m), a_(a), s_(s) {}
+  std::string name() const override { return "double_well"; }
+  void declare_sparsity(SparsityBuilder&) override {}
+  double value(const Eigen::VectorXd& x) const override {
+    double w = 0.0;
+    for (int v = 0; v < m_.n_verts; ++v) {
+      const double q = y(x, v) * y(x, v) - s_ * s_;
+      w += a_ * q * q;
+    }
+    return w;
+  }
+  void add_gradient(const Eigen::VectorXd& x, Eigen::VectorXd& g) const override {
+    for (int v = 0; v < m_.n_verts; ++v)
+      g[v * m_.dim + 1] += 4 * a_ * y(x, v) * (y(x, v) * y(x, v) - s_ * s_);
+  }
+  void add_hessian(const Eigen::VectorXd& x, bool project, HessianAssembler& H) const override {
+    Eigen::VectorXd d = Eigen::VectorXd::Zero(x.size());
+    add_hessian_diagonal(x, d);
+    if (project) d = d.cwiseMax(0.0);
+    H.add_diagonal(d);
+  }
+  void add_hessian_vector_product(const Eigen::VectorXd& x, const Eigen::VectorXd& u,
+                                  Eigen::VectorXd& out) const override {
+    Eigen::VectorXd d = Eigen::VectorXd::Zero(x.size());
+    add_hessian_diagonal(x, d);
+    out += d.cwiseProduct(u);
+  }
+  void add_hessian_diagonal(const Eigen::VectorXd& x, Eigen::VectorXd& d) const override {
+    for (int v = 0; v < m_.n_verts; ++v)
+      d[v * m_.dim + 1] += a_ * (12 * y(x, v) * y(x, v) - 4 * s_ * s_);
+  }
+
+ private:
+  double y(const Eigen::VectorXd& x, int v) const {
+    return x[v * m_.dim + 1] - m_.X[v * m_.dim + 1];
+  }
+  const Model& m_;
+  double a_, s_;
+};
+
+}  // namespace
+
+TEST_CASE("adjoint: an indefinite Hessian at the solution is reported, not hidden") {
+  // Statics from rest: the gradient vanishes there (a critical point), Newton stops at once,
+  // but the exact Hessian has the double well's negative curvature.
+  auto model = rectangle_model("neo_hookean", 1e3, 0.3, 1000.0, {4, 2}, {0.4, 0.2});
+  fix_vertices(*model, vertices_at(*model, 0, 0.0));
+  model->terms.push_back(std::make_unique<DoubleWellTerm>(*model, 1e9, 0.05));
+  Simulator sim(model, SimulationOptions{});
+  Rollout r = rest_rollout(sim, 0);
+  r.static_solve = true;
+  const Trajectory traj = simulate(sim, r);
+  REQUIRE(traj.converged());
+  const PositionLoss loss(*model,
+                          {{kFinalStep, model->n_verts - 1, Eigen::Vector2d(0.4, 0.3), 1.0}});
+  const GradientResult g = gradient(sim, traj, loss, ParameterSet(sim, r, {"youngs"}), {});
+  CHECK_FALSE(g.report.trustworthy());
+  CHECK(g.report.indefinite_steps == std::vector<int>{0});
+  REQUIRE(g.report.warnings.size() == 1);
+  CHECK(g.report.warnings[0].find("indefinite") != std::string::npos);
+  CHECK(std::isfinite(g.gradient[0]));
+}
+
+TEST_CASE("adjoint: unknown, ambiguous and inconsistent parameters are named") {
+  Problem p = cantilever_problem(2, 4);
+  CHECK_THROWS_WITH_AS(ParameterSet(*p.sim, p.rollout, {"stiffness"}),
+                       doctest::Contains("unknown parameter 'stiffness'"), InputError);
+  CHECK_THROWS_WITH_AS(ParameterSet(*p.sim, p.rollout, {"stiffness"}),
+                       doctest::Contains("elastic:rectangle.youngs[]"), InputError);
+  CHECK_THROWS_WITH_AS(ParameterSet(*p.sim, p.rollout, {"alpha[]"}),
+                       doctest::Contains("not per element"), InputError);
+  CHECK_THROWS_WITH_AS(ParameterSet(*p.sim, p.rollout, {"youngs", "elastic:rectangle.youngs"}),
+                       doctest::Contains("selected twice"), InputError);
+  // A field that varies cannot be read as one tied value.
+  const ParameterSet field(*p.sim, p.rollout, {"youngs[]"});
+  Eigen::VectorXd theta = field.get(*p.sim, p.rollout);
+  theta[0] *= 2.0;
+  field.set(*p.sim, p.rollout, theta);
+  CHECK_THROWS_WITH_AS(ParameterSet(*p.sim, p.rollout, {"youngs"}).get(*p.sim, p.rollout),
+                       doctest::Contains("varies over the elements"), InputError);
+  // Values outside the material's range are refused by the term, naming it.
+  const ParameterSet nu(*p.sim, p.rollout, {"poisson"});
+  CHECK_THROWS_WITH_AS(nu.set(*p.sim, p.rollout, Eigen::VectorXd::Constant(1, 0.7)),
+                       doctest::Contains("poisson"), InputError);
+  CHECK_THROWS_AS(nu.set(*p.sim, p.rollout, Eigen::VectorXd::Constant(1, std::nan(""))),
+                  InputError);
+  CHECK(nu.label(0) == "poisson");
+  CHECK(field.label(3) == "youngs[3]");
+}
+
+TEST_CASE("adjoint: inconsistent rollouts and failed trajectories are refused") {
+  Problem p = cantilever_problem(2, 4);
+  Rollout bad = p.rollout;
+  bad.initial.v.resize(3);
+  CHECK_THROWS_WITH_AS(simulate(*p.sim, bad), doctest::Contains("initial state"), InputError);
+  bad = p.rollout;
+  bad.initial.x[0] = std::nan("");
+  CHECK_THROWS_WITH_AS(simulate(*p.sim, bad), doctest::Contains("NaN"), InputError);
+  bad = p.rollout;
+  bad.kinematic_path.resize(2);
+  CHECK_THROWS_WITH_AS(simulate(*p.sim, bad), doctest::Contains("kinematic path"), InputError);
+}
+
+TEST_CASE("adjoint: a step that does not converge stops the rollout with its name") {
+  Problem p = cantilever_problem(2, 4);
+  SimulationOptions opt = p.sim->options();
+  opt.newton.max_iterations = 1;
+  Simulator sim(p.model, opt);
+  CHECK_THROWS_WITH_AS(simulate(sim, p.rollout), doctest::Contains("step 0"), ConvergenceError);
+  // With FailurePolicy::Continue the trajectory exists, and its gradient says it is not exact.
+  opt.on_failure = FailurePolicy::Continue;
+  Simulator lenient(p.model, opt);
+  const Trajectory traj = simulate(lenient, p.rollout);
+  CHECK_FALSE(traj.converged());
+  const auto loss = mixed_loss(p);
+  const GradientResult g =
+      gradient(lenient, traj, *loss, ParameterSet(lenient, p.rollout, {"youngs"}));
+  CHECK_FALSE(g.report.trustworthy());
+  CHECK_FALSE(g.report.unconverged_steps.empty());
+}
+
+}  // namespace softgrad::test
