@@ -14,6 +14,7 @@
 namespace softgrad {
 
 class SparsityBuilder;
+struct Body;
 class HessianAssembler;
 
 /// What a term may depend on within one step besides x: the step size, the time at the end of
@@ -38,6 +39,8 @@ struct ParameterGroup {
   enum class Layout { Scalar, PerElement, PerStep } layout = Layout::Scalar;
   double lower = -1e300;  ///< valid range (open or closed as the term checks in set_parameters)
   double upper = 1e300;
+  /// PerElement: the body whose elements the values belong to (for neighbourhoods).
+  const Body* body = nullptr;
 };
 
 class EnergyTerm {

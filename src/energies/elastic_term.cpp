@@ -91,7 +91,7 @@ std::vector<ParameterGroup> ElasticTerm::parameter_groups() const {
   const int n_elems = body_.n_elems();
   for (int j = 0; j < static_cast<int>(table.size()); ++j)
     groups.push_back({table[j].key, table[j].unit, j * n_elems, n_elems,
-                      ParameterGroup::Layout::PerElement, table[j].min, table[j].max});
+                      ParameterGroup::Layout::PerElement, table[j].min, table[j].max, &body_});
   return groups;
 }
 

@@ -1,0 +1,103 @@
+/// @file sysid.hpp
+/// System identification: the parameters theta (a ParameterSet: Young's modulus, Poisson's
+/// ratio, damping, initial velocity, a stiffness field, ...) that make a simulation reproduce a
+/// recording of marker positions.
+///
+/// Residuals r = simulated minus recorded marker positions at the recorded times. Two solvers:
+///  - "lm": Levenberg-Marquardt (Ceres Solver) with analytic Jacobians dr/dtheta from forward
+///    sensitivities (one simulation with |theta| tangent solves per step, no finite
+///    differences), robust losses, bounds, and the parameter covariance;
+///  - "lbfgs": L-BFGS (Ceres' gradient solver) on 1/2 |r|^2 with the adjoint gradient, for many
+///    parameters (a per-element stiffness field), with smoothness regularisation.
+/// Positive parameters are fitted in log space (positivity, and a better-scaled problem).
+#pragma once
+
+#include <Eigen/Core>
+#include <string>
+#include <vector>
+
+#include "softgrad/adjoint.hpp"
+#include "softgrad/loss.hpp"
+#include "softgrad/markers.hpp"
+#include "softgrad/recording.hpp"
+
+namespace softgrad {
+
+/// 1/2 sum over observations |p_marker(t) - recorded|^2 / sigma^2, as a trajectory Loss.
+class MarkerLoss final : public Loss {
+ public:
+  /// @param sigma the marker noise scale [m] that residuals are divided by (1: metres).
+  /// @throws InputError if a recorded time lies outside the rollout.
+  MarkerLoss(const MarkerSet& markers, const Recording& recording, double t0, double dt, int steps,
+             double sigma = 1.0);
+  double evaluate(int n, int T, const State& s, Eigen::VectorXd* xbar,
+                  Eigen::VectorXd* vbar) const override;
+  /// The simulated position of observation i at state s (which must be its sample state).
+  Eigen::VectorXd simulated(int i, const State& s) const;
+  const SampleAt& sample(int i) const { return samples_[i]; }
+
+ private:
+  const MarkerSet& markers_;
+  const Recording& recording_;
+  double sigma_;
+  std::vector<SampleAt> samples_;           ///< per observation
+  std::vector<std::vector<int>> by_state_;  ///< observations sampled at each state
+};
+
+struct SysIdOptions {
+  std::vector<std::string> parameters;  ///< ParameterSet names, e.g. {"youngs", "damping.alpha"}
+  std::string method = "lm";            ///< "lm" or "lbfgs"
+  /// Fit parameters whose valid range is positive in log space.
+  bool log_positive = true;
+  /// Robust loss on each observation's residual: "none", "huber" or "cauchy", with its scale
+  /// [m] (residuals beyond it count less).
+  std::string robust = "none";
+  double robust_scale = 1e-3;
+  int max_iterations = 50;
+  double function_tolerance = 1e-10;
+  double gradient_tolerance = 1e-12;
+  double parameter_tolerance = 1e-10;
+  /// L-BFGS: weight of the smoothness penalty 1/2 w sum_{e~f} (phi_e - phi_f)^2 over adjacent
+  /// elements of each field parameter (phi = log value when log-parametrised).
+  double smoothness = 0.0;
+  /// Optional per-entry bounds on theta (empty: the parameter groups' ranges).
+  Eigen::VectorXd lower, upper;
+  AdjointOptions adjoint;
+  bool verbose = false;  ///< log every iteration
+};
+
+struct SysIdReport {
+  std::string method;
+  std::vector<std::string> labels;  ///< per entry of theta
+  Eigen::VectorXd initial, estimate;
+  /// Standard deviations of the estimate from the covariance at the solution, scaled by the
+  /// residual variance (sigma^2 = 2 cost / (residuals - parameters)); empty for "lbfgs".
+  Eigen::VectorXd stddev;
+  int residuals = 0;         ///< scalar residuals (observations x dim)
+  double cost_before = 0.0;  ///< 1/2 |r|^2 at the start [m^2]
+  double cost_after = 0.0;
+  double rms_before = 0.0;  ///< root-mean-square marker error [m]
+  double rms_after = 0.0;
+  int iterations = 0;
+  int simulations = 0;              ///< forward simulations, with or without sensitivities
+  int sensitivity_simulations = 0;  ///< of which carried forward sensitivities (LM Jacobians)
+  int gradient_simulations = 0;     ///< of which were followed by an adjoint pass (L-BFGS)
+  double seconds = 0.0;
+  bool converged = false;
+  std::string termination;  ///< the solver's own message
+  /// Simulated marker positions per observation at the estimate (for plots).
+  std::vector<Eigen::VectorXd> fitted;
+};
+
+/// Fits `options.parameters` of the simulator's model and the rollout to the recording. On
+/// return, the model and rollout hold the estimate. The rollout must cover the recording.
+SysIdReport identify(Simulator& sim, Rollout& rollout, const MarkerSet& markers,
+                     const Recording& recording, const SysIdOptions& options);
+
+/// Simulated-minus-recorded residuals (observations x dim) and, if J is non-null, their
+/// Jacobian with respect to theta by forward sensitivities.
+Eigen::VectorXd marker_residuals(Simulator& sim, const Rollout& rollout, const MarkerSet& markers,
+                                 const Recording& recording, const ParameterSet& params,
+                                 Eigen::MatrixXd* J, const AdjointOptions& options = {});
+
+}  // namespace softgrad

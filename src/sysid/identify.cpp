@@ -1,0 +1,359 @@
+// System identification with Ceres Solver: Levenberg-Marquardt on marker residuals with
+// forward-sensitivity Jacobians, or L-BFGS on the adjoint gradient for many parameters.
+#include <ceres/ceres.h>
+
+#include <chrono>
+#include <cmath>
+#include <sstream>
+
+#include "element_adjacency.hpp"
+#include "softgrad/errors.hpp"
+#include "softgrad/log.hpp"
+#include "softgrad/sysid.hpp"
+
+namespace softgrad {
+namespace {
+
+/// theta = map(phi): log space for positive parameters, identity otherwise.
+struct Parametrisation {
+  std::vector<char> log;
+  Eigen::VectorXd lower, upper;  ///< bounds on theta
+
+  Eigen::VectorXd theta(const Eigen::VectorXd& phi) const {
+    Eigen::VectorXd t = phi;
+    for (int i = 0; i < phi.size(); ++i)
+      if (log[i]) t[i] = std::exp(phi[i]);
+    return t;
+  }
+  Eigen::VectorXd phi(const Eigen::VectorXd& theta) const {
+    Eigen::VectorXd p = theta;
+    for (int i = 0; i < theta.size(); ++i)
+      if (log[i]) p[i] = std::log(theta[i]);
+    return p;
+  }
+  /// d theta_i / d phi_i.
+  Eigen::VectorXd scale(const Eigen::VectorXd& phi) const {
+    Eigen::VectorXd s = Eigen::VectorXd::Ones(phi.size());
+    for (int i = 0; i < phi.size(); ++i)
+      if (log[i]) s[i] = std::exp(phi[i]);
+    return s;
+  }
+};
+
+Parametrisation parametrise(const ParameterSet& params, const Eigen::VectorXd& theta0,
+                            const SysIdOptions& options) {
+  const int P = params.size();
+  Parametrisation m;
+  m.log.assign(P, 0);
+  m.lower = Eigen::VectorXd::Constant(P, -std::numeric_limits<double>::infinity());
+  m.upper = Eigen::VectorXd::Constant(P, std::numeric_limits<double>::infinity());
+  for (int i = 0; i < P; ++i) {
+    const auto& b = params.block_of(i);
+    if (b.source == ParameterSet::Source::Term) {
+      // Open ranges: keep a relative margin inside so that the terms accept the values.
+      const double lo = b.group.lower, hi = b.group.upper;
+      if (lo > -1e300) m.lower[i] = lo + 1e-9 * std::max(1.0, std::abs(lo));
+      if (hi < 1e300) m.upper[i] = hi - 1e-9 * std::max(1.0, std::abs(hi));
+      m.log[i] = options.log_positive && lo >= 0.0 && theta0[i] > 0.0;
+    }
+    if (options.lower.size() == P) m.lower[i] = std::max(m.lower[i], options.lower[i]);
+    if (options.upper.size() == P) m.upper[i] = std::min(m.upper[i], options.upper[i]);
+    if (!(theta0[i] >= m.lower[i] && theta0[i] <= m.upper[i]))
+      throw InputError("sysid: the initial value of '" + params.label(i) + "' (" +
+                       std::to_string(theta0[i]) + ") is outside its bounds");
+  }
+  return m;
+}
+
+/// Everything one evaluation point shares: the simulation, residuals and Jacobian, computed
+/// once per point before Ceres asks the per-observation cost functions.
+class SimulationCache final : public ceres::EvaluationCallback {
+ public:
+  SimulationCache(Simulator& sim, Rollout& rollout, const MarkerSet& markers, const Recording& rec,
+                  const ParameterSet& params, const Parametrisation& map,
+                  const SysIdOptions& options, SysIdReport& report)
+      : sim_(sim),
+        rollout_(rollout),
+        markers_(markers),
+        rec_(rec),
+        params_(params),
+        map_(map),
+        options_(options),
+        report_(report),
+        phi_(params.size()) {}
+
+  double* phi() { return phi_.data(); }
+
+  void PrepareForEvaluation(bool jacobians, bool new_point) override {
+    if (!new_point && (!jacobians || have_jacobian_)) return;
+    have_jacobian_ = false;
+    ok_ = true;
+    try {
+      const Eigen::VectorXd theta = map_.theta(phi_);
+      params_.set(sim_, rollout_, theta);
+      r_ = marker_residuals(sim_, rollout_, markers_, rec_, params_, jacobians ? &J_ : nullptr,
+                            options_.adjoint);
+      ++report_.simulations;
+      if (jacobians) {
+        ++report_.sensitivity_simulations;
+        J_ = J_ * map_.scale(phi_).asDiagonal();  // d r / d phi
+        have_jacobian_ = true;
+      }
+    } catch (const std::exception& e) {
+      // Ceres treats a failed evaluation as an unacceptable step and shrinks its trust region.
+      ok_ = false;
+      log(LogLevel::Debug, std::string("sysid: evaluation failed: ") + e.what());
+    }
+  }
+
+  bool ok() const { return ok_; }
+  const Eigen::VectorXd& residuals() const { return r_; }
+  const Eigen::MatrixXd& jacobian() const { return J_; }
+
+ private:
+  Simulator& sim_;
+  Rollout& rollout_;
+  const MarkerSet& markers_;
+  const Recording& rec_;
+  const ParameterSet& params_;
+  const Parametrisation& map_;
+  const SysIdOptions& options_;
+  SysIdReport& report_;
+  Eigen::VectorXd phi_;
+  Eigen::VectorXd r_;
+  Eigen::MatrixXd J_;
+  bool ok_ = true;
+  bool have_jacobian_ = false;
+};
+
+/// The residual of one observation (dim entries), read from the cache.
+class ObservationCost final : public ceres::CostFunction {
+ public:
+  ObservationCost(const SimulationCache& cache, int index, int dim, int n_params)
+      : cache_(cache), index_(index), dim_(dim) {
+    set_num_residuals(dim);
+    mutable_parameter_block_sizes()->push_back(n_params);
+  }
+  bool Evaluate(double const* const*, double* residuals, double** jacobians) const override {
+    if (!cache_.ok()) return false;
+    for (int k = 0; k < dim_; ++k) residuals[k] = cache_.residuals()[index_ * dim_ + k];
+    if (jacobians && jacobians[0]) {
+      const Eigen::MatrixXd& J = cache_.jacobian();
+      const int P = static_cast<int>(J.cols());
+      for (int k = 0; k < dim_; ++k)
+        for (int j = 0; j < P; ++j) jacobians[0][k * P + j] = J(index_ * dim_ + k, j);
+    }
+    return true;
+  }
+
+ private:
+  const SimulationCache& cache_;
+  int index_;
+  int dim_;
+};
+
+ceres::LossFunction* robust_loss(const SysIdOptions& o) {
+  if (o.robust == "none") return nullptr;
+  if (!(o.robust_scale > 0.0)) throw InputError("sysid: the robust loss scale must be positive");
+  if (o.robust == "huber") return new ceres::HuberLoss(o.robust_scale);
+  if (o.robust == "cauchy") return new ceres::CauchyLoss(o.robust_scale);
+  throw InputError("sysid: unknown robust loss '" + o.robust + "' (none, huber, cauchy)");
+}
+
+/// 1/2 sum of squared residuals, and the root-mean-square marker error.
+void residual_stats(const Eigen::VectorXd& r, int n_obs, double& cost, double& rms) {
+  cost = 0.5 * r.squaredNorm();
+  rms = std::sqrt(r.squaredNorm() / std::max(n_obs, 1));
+}
+
+void solve_lm(Simulator& sim, Rollout& rollout, const MarkerSet& markers, const Recording& rec,
+              const ParameterSet& params, const Parametrisation& map, const SysIdOptions& options,
+              SysIdReport& report, Eigen::VectorXd& phi) {
+  SimulationCache cache(sim, rollout, markers, rec, params, map, options, report);
+  Eigen::Map<Eigen::VectorXd>(cache.phi(), phi.size()) = phi;
+  ceres::Problem::Options popt;
+  popt.evaluation_callback = &cache;
+  ceres::Problem problem(popt);
+  const int dim = markers.dim();
+  const int P = params.size();
+  for (size_t i = 0; i < rec.observations.size(); ++i)
+    problem.AddResidualBlock(new ObservationCost(cache, static_cast<int>(i), dim, P),
+                             robust_loss(options), cache.phi());
+  for (int i = 0; i < P; ++i) {
+    const double lo =
+        map.log[i] ? (map.lower[i] > 0 ? std::log(map.lower[i]) : -INFINITY) : map.lower[i];
+    const double hi = map.log[i] ? std::log(map.upper[i]) : map.upper[i];
+    if (std::isfinite(lo)) problem.SetParameterLowerBound(cache.phi(), i, lo);
+    if (std::isfinite(hi)) problem.SetParameterUpperBound(cache.phi(), i, hi);
+  }
+  ceres::Solver::Options sopt;
+  sopt.minimizer_type = ceres::TRUST_REGION;
+  sopt.trust_region_strategy_type = ceres::LEVENBERG_MARQUARDT;
+  sopt.linear_solver_type = ceres::DENSE_QR;
+  sopt.max_num_iterations = options.max_iterations;
+  sopt.function_tolerance = options.function_tolerance;
+  sopt.gradient_tolerance = options.gradient_tolerance;
+  sopt.parameter_tolerance = options.parameter_tolerance;
+  sopt.num_threads = 1;  // one shared simulation per point; the element loops are parallel
+  sopt.logging_type = ceres::SILENT;
+  sopt.minimizer_progress_to_stdout = options.verbose;
+  ceres::Solver::Summary summary;
+  ceres::Solve(sopt, &problem, &summary);
+  report.iterations = static_cast<int>(summary.iterations.size()) - 1;
+  report.converged = summary.termination_type == ceres::CONVERGENCE;
+  report.termination = summary.message;
+  phi = Eigen::Map<Eigen::VectorXd>(cache.phi(), P);
+
+  // Covariance of phi at the solution (Ceres assumes unit residual variance): scale by the
+  // residual variance, then map to theta (delta method: d theta = theta d phi in log space).
+  ceres::Covariance::Options copt;
+  copt.algorithm_type = ceres::DENSE_SVD;
+  copt.null_space_rank = -1;  // report rank deficiency as a huge variance, not a failure
+  ceres::Covariance covariance(copt);
+  std::vector<std::pair<const double*, const double*>> blocks{{cache.phi(), cache.phi()}};
+  const int m = static_cast<int>(rec.observations.size()) * dim;
+  if (m > P && covariance.Compute(blocks, &problem)) {
+    Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor> C(P, P);
+    covariance.GetCovarianceBlock(cache.phi(), cache.phi(), C.data());
+    const double s2 = 2.0 * summary.final_cost / (m - P);
+    const Eigen::VectorXd scale = map.scale(phi);
+    report.stddev = (C.diagonal().array() * s2).sqrt().matrix().cwiseProduct(scale);
+  } else {
+    report.stddev = Eigen::VectorXd::Constant(P, std::numeric_limits<double>::quiet_NaN());
+    report.termination += " (covariance unavailable: too few residuals or a singular Jacobian)";
+  }
+}
+
+/// 1/2 |r|^2 + smoothness, with the adjoint gradient, for Ceres' gradient-based solvers.
+class AdjointObjective final : public ceres::FirstOrderFunction {
+ public:
+  AdjointObjective(Simulator& sim, Rollout& rollout, const MarkerSet& markers, const Recording& rec,
+                   const ParameterSet& params, const Parametrisation& map,
+                   const SysIdOptions& options, SysIdReport& report)
+      : sim_(sim),
+        rollout_(rollout),
+        markers_(markers),
+        rec_(rec),
+        params_(params),
+        map_(map),
+        options_(options),
+        report_(report) {
+    if (options.smoothness > 0.0)
+      for (const auto& b : params.blocks())
+        if (b.source == ParameterSet::Source::Term && !b.tied &&
+            b.group.layout == ParameterGroup::Layout::PerElement && b.group.body)
+          for (const auto& [e, f] : element_adjacency(*b.group.body))
+            pairs_.emplace_back(b.offset + e, b.offset + f);
+  }
+  int NumParameters() const override { return params_.size(); }
+  bool Evaluate(const double* parameters, double* cost, double* gradient) const override {
+    try {
+      const Eigen::Map<const Eigen::VectorXd> phi(parameters, params_.size());
+      params_.set(sim_, rollout_, map_.theta(phi));
+      const int T = rollout_.static_solve ? 1 : rollout_.steps;
+      const MarkerLoss loss(markers_, rec_, rollout_.initial.t, sim_.options().dt, T);
+      const Trajectory traj = simulate(sim_, rollout_);
+      ++report_.simulations;
+      double c = 0.0;
+      Eigen::VectorXd g;
+      if (gradient) {
+        const GradientResult r = gradient_of(traj, loss);
+        c = r.loss;
+        g = r.gradient.cwiseProduct(map_.scale(phi));
+        ++report_.gradient_simulations;
+      } else {
+        c = evaluate_loss(sim_, traj, loss);
+      }
+      for (const auto& [i, j] : pairs_) {
+        const double d = phi[i] - phi[j];
+        c += 0.5 * options_.smoothness * d * d;
+        if (gradient) {
+          g[i] += options_.smoothness * d;
+          g[j] -= options_.smoothness * d;
+        }
+      }
+      *cost = c;
+      if (gradient) Eigen::Map<Eigen::VectorXd>(gradient, params_.size()) = g;
+      return std::isfinite(c);
+    } catch (const std::exception& e) {
+      log(LogLevel::Debug, std::string("sysid: evaluation failed: ") + e.what());
+      return false;
+    }
+  }
+
+ private:
+  GradientResult gradient_of(const Trajectory& traj, const Loss& loss) const {
+    return softgrad::gradient(sim_, traj, loss, params_, options_.adjoint);
+  }
+  Simulator& sim_;
+  Rollout& rollout_;
+  const MarkerSet& markers_;
+  const Recording& rec_;
+  const ParameterSet& params_;
+  const Parametrisation& map_;
+  const SysIdOptions& options_;
+  SysIdReport& report_;
+  std::vector<std::pair<int, int>> pairs_;
+};
+
+void solve_lbfgs(Simulator& sim, Rollout& rollout, const MarkerSet& markers, const Recording& rec,
+                 const ParameterSet& params, const Parametrisation& map,
+                 const SysIdOptions& options, SysIdReport& report, Eigen::VectorXd& phi) {
+  ceres::GradientProblem problem(
+      new AdjointObjective(sim, rollout, markers, rec, params, map, options, report));
+  ceres::GradientProblemSolver::Options sopt;
+  sopt.line_search_direction_type = ceres::LBFGS;
+  sopt.max_num_iterations = options.max_iterations;
+  sopt.function_tolerance = options.function_tolerance;
+  sopt.gradient_tolerance = options.gradient_tolerance;
+  sopt.parameter_tolerance = options.parameter_tolerance;
+  sopt.logging_type = ceres::SILENT;
+  sopt.minimizer_progress_to_stdout = options.verbose;
+  ceres::GradientProblemSolver::Summary summary;
+  ceres::Solve(sopt, problem, phi.data(), &summary);
+  report.iterations = static_cast<int>(summary.iterations.size()) - 1;
+  report.converged = summary.termination_type == ceres::CONVERGENCE;
+  report.termination = summary.message;
+}
+
+}  // namespace
+
+SysIdReport identify(Simulator& sim, Rollout& rollout, const MarkerSet& markers,
+                     const Recording& recording, const SysIdOptions& options) {
+  const auto t0 = std::chrono::steady_clock::now();
+  if (options.parameters.empty()) throw InputError("sysid: no parameters to identify");
+  if (options.method != "lm" && options.method != "lbfgs")
+    throw InputError("sysid: unknown method '" + options.method + "' (lm, lbfgs)");
+  const ParameterSet params(sim, rollout, options.parameters);
+  SysIdReport report;
+  report.method = options.method;
+  for (int i = 0; i < params.size(); ++i) report.labels.push_back(params.label(i));
+  report.initial = params.get(sim, rollout);
+  const Parametrisation map = parametrise(params, report.initial, options);
+  const int n_obs = static_cast<int>(recording.observations.size());
+  report.residuals = n_obs * markers.dim();
+  const Eigen::VectorXd r0 =
+      marker_residuals(sim, rollout, markers, recording, params, nullptr, options.adjoint);
+  ++report.simulations;
+  residual_stats(r0, n_obs, report.cost_before, report.rms_before);
+
+  Eigen::VectorXd phi = map.phi(report.initial);
+  if (options.method == "lm") {
+    solve_lm(sim, rollout, markers, recording, params, map, options, report, phi);
+  } else {
+    solve_lbfgs(sim, rollout, markers, recording, params, map, options, report, phi);
+  }
+  report.estimate = map.theta(phi);
+  params.set(sim, rollout, report.estimate);
+  const Eigen::VectorXd r =
+      marker_residuals(sim, rollout, markers, recording, params, nullptr, options.adjoint);
+  ++report.simulations;
+  residual_stats(r, n_obs, report.cost_after, report.rms_after);
+  for (int i = 0; i < n_obs; ++i)
+    report.fitted.push_back(r.segment(i * markers.dim(), markers.dim()) +
+                            recording.observations[i].position);
+  report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return report;
+}
+
+}  // namespace softgrad
