@@ -67,6 +67,9 @@ class EnergyTerm {
                                           Eigen::VectorXd& out) const = 0;
   /// d += diag(d^2W/dx^2), for Jacobi preconditioning of matrix-free solves.
   virtual void add_hessian_diagonal(const Eigen::VectorXd& x, Eigen::VectorXd& d) const = 0;
+  /// The largest fraction t in (0, 1] of the step x -> x + dx before this term becomes
+  /// infeasible (a vertex reaching a barrier obstacle): the line search starts below it.
+  virtual double max_step(const Eigen::VectorXd& x, const Eigen::VectorXd& dx) const { return 1.0; }
 
   // ---- Differentiable parameters (the adjoint and forward sensitivities) ----------------------
   // A term with parameters p exposes them as groups of one flat vector and provides two

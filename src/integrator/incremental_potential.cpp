@@ -1,5 +1,7 @@
 #include "incremental_potential.hpp"
 
+#include <algorithm>
+
 namespace softgrad {
 
 IncrementalPotential::IncrementalPotential(const Model& model, HessianAssembler& assembler)
@@ -24,6 +26,13 @@ double IncrementalPotential::value(const Eigen::VectorXd& x) const {
   for (const auto& t : model_.terms)
     if (active(*t)) phi += t->value(x);
   return phi;
+}
+
+double IncrementalPotential::max_step(const Eigen::VectorXd& x, const Eigen::VectorXd& dx) const {
+  double t = 1.0;
+  for (const auto& term : model_.terms)
+    if (active(*term)) t = std::min(t, term->max_step(x, dx));
+  return t;
 }
 
 void IncrementalPotential::gradient(const Eigen::VectorXd& x, Eigen::VectorXd& g) const {

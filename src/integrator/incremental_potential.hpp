@@ -21,6 +21,8 @@ class IncrementalPotential {
   bool dynamic() const { return dt_ > 0.0; }
 
   double value(const Eigen::VectorXd& x) const;
+  /// The smallest EnergyTerm::max_step over the active terms.
+  double max_step(const Eigen::VectorXd& x, const Eigen::VectorXd& dx) const;
   /// g = dPhi/dx with kinematic dofs zeroed.
   void gradient(const Eigen::VectorXd& x, Eigen::VectorXd& g) const;
   /// Assembles the (projected) Hessian with identity rows/columns for kinematic dofs.

@@ -68,11 +68,20 @@ NewtonReport newton_solve(const IncrementalPotential& phi, NewtonLinearSolver so
     if (r.step_norm <= step_tolerance) {
       x += dx;  // a step this small is below the tolerance: take it and stop
       r.energy = phi.value(x);
+      if (!std::isfinite(r.energy)) {  // unless it touches a barrier obstacle
+        x -= dx;
+        r.energy = phi.value(x);
+      }
       return r;
     }
+    // Terms that must not be crossed (barrier contact) cap the step at their first time of
+    // impact; the line search starts just below it.
+    const double t_max = phi.max_step(x, dx);
+    const double alpha_start = t_max < 1.0 ? 0.9 * t_max : 1.0;
     // A predicted decrease below the round-off of Phi cannot be seen by a line search: take the
     // full Newton step (the gradient keeps converging quadratically) if it is feasible.
-    if (-slope <= 64.0 * std::numeric_limits<double>::epsilon() * std::abs(energy)) {
+    if (t_max >= 1.0 &&
+        -slope <= 64.0 * std::numeric_limits<double>::epsilon() * std::abs(energy)) {
       x_try = x + dx;
       const double e = phi.value(x_try);
       if (std::isfinite(e)) {
@@ -82,10 +91,11 @@ NewtonReport newton_solve(const IncrementalPotential& phi, NewtonLinearSolver so
       }
     }
     // Backtracking: sufficient decrease, and finite energy (the feasibility filter).
-    double alpha = 1.0;
+    double alpha = alpha_start;
     int k = 0;
     for (; k < options.max_line_search; ++k, alpha *= 0.5) {
-      if (alpha * r.step_norm <= step_tolerance && r.step_norm <= 1e3 * step_tolerance) {
+      if (t_max >= 1.0 && alpha * r.step_norm <= step_tolerance &&
+          r.step_norm <= 1e3 * step_tolerance) {
         // Near convergence and backtracked below the tolerance: Phi's round-off (which scales
         // with the cancelling element energies, not with |Phi|) hides the decrease. Take the
         // full Newton step if it is feasible; the next iteration's step decides convergence.

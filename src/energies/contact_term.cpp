@@ -1,0 +1,319 @@
+#include "contact_term.hpp"
+
+#include <Eigen/Eigenvalues>
+#include <cmath>
+#include <limits>
+#include <sstream>
+
+#include "softgrad/ad/derivatives.hpp"
+#include "softgrad/assembly.hpp"
+#include "softgrad/errors.hpp"
+#include "softgrad/parallel.hpp"
+
+namespace softgrad {
+namespace {
+
+constexpr int kTape = 1024;  // AD nodes per vertex evaluation (several obstacles)
+
+/// IPC barrier b(d) = -(d - dhat)^2 log(d / dhat) on (0, dhat), and its derivative.
+template <class T>
+T barrier(const T& d, double dhat) {
+  using std::log;
+  return -(d - dhat) * (d - dhat) * log(d / dhat);
+}
+template <class T>
+T barrier_derivative(const T& d, double dhat) {
+  using std::log;
+  return -2.0 * (d - dhat) * log(d / dhat) - (d - dhat) * (d - dhat) / d;
+}
+
+/// IPC's smoothed |u| as a function of s = |u|^2: y for y >= eps, a cubic with matching value
+/// and slope below (zero slope at 0: sticking).
+template <class T>
+T smoothed_norm(const T& s, double eps) {
+  using std::sqrt;
+  if (ad::value_of(s) <= 0.0) return eps / 3.0 + s / eps;  // the cubic's y^3 term vanishes
+  const T y = sqrt(s);
+  if (ad::value_of(y) >= eps) return y;
+  return -(s * y) / (3.0 * eps * eps) + s / eps + eps / 3.0;
+}
+
+}  // namespace
+
+struct ContactTerm::VertexEnergy {
+  const ContactOptions* o;
+  int dim;
+  double eps;  ///< friction smoothing eps_v dt; 0: no friction
+
+  template <class T, class P>
+  T operator()(const T* x, const P* p) const {
+    const bool is_barrier = o->model == "barrier";
+    const double dhat = o->activation_distance;
+    const P& k = p[dim];
+    const P& mu = p[dim + 1];
+    T e = T(0.0);
+    for (const Obstacle& ob : o->obstacles) {
+      const T d = ob.distance(x, dim);
+      if (is_barrier) {
+        if (ad::value_of(d) < dhat) e = e + k * barrier(d, dhat);
+      } else if (ad::value_of(d) < 0.0) {
+        e = e + 0.5 * k * d * d;
+      }
+      if (eps <= 0.0) continue;
+      // Lagged friction: normal force and tangent plane from the step's start x^n = p[0..dim).
+      const P dn = ob.distance(p, dim);
+      if (!(ad::value_of(dn) < (is_barrier ? dhat : 0.0))) continue;
+      const P lambda = is_barrier ? P(-(k * barrier_derivative(dn, dhat))) : P(-(k * dn));
+      P n[3];
+      ob.unit_normal(p, dim, n);
+      T r[3];
+      T rn = T(0.0);
+      for (int i = 0; i < dim; ++i) {
+        r[i] = x[i] - p[i];
+        rn = rn + r[i] * n[i];
+      }
+      T s = T(0.0);
+      for (int i = 0; i < dim; ++i) {
+        const T u = r[i] - rn * n[i];
+        s = s + u * u;
+      }
+      e = e + mu * lambda * smoothed_norm(s, eps);
+    }
+    return e;
+  }
+};
+
+ContactTerm::ContactTerm(const Model& model, ContactOptions options)
+    : dim_(model.dim), options_(std::move(options)), verts_(options_.vertices) {
+  if (verts_.empty())
+    for (int v = 0; v < model.n_verts; ++v) verts_.push_back(v);
+  x_prev_ = model.X;
+  blocks_.assign(verts_.size() * dim_ * dim_, 0.0);
+}
+
+void ContactTerm::declare_sparsity(SparsityBuilder& builder) {
+  stencil_set_ = builder.add_stencils(verts_.data(), static_cast<int>(verts_.size()), 1);
+}
+
+void ContactTerm::begin_step(const StepContext& ctx) {
+  dt_ = ctx.dt;
+  if (ctx.x_prev) x_prev_ = *ctx.x_prev;
+}
+
+void ContactTerm::vertex_params(int k, double* p) const {
+  for (int i = 0; i < dim_; ++i) p[i] = x_prev_[verts_[k] * dim_ + i];
+  p[dim_] = options_.stiffness;
+  p[dim_ + 1] = options_.friction;
+}
+
+bool ContactTerm::active(int k, const Eigen::VectorXd& x) const {
+  const double reach = options_.model == "barrier" ? options_.activation_distance : 0.0;
+  const double* xi = x.data() + verts_[k] * dim_;
+  const double* pi = x_prev_.data() + verts_[k] * dim_;
+  for (const Obstacle& ob : options_.obstacles) {
+    if (ob.distance(xi, dim_) < reach) return true;
+    if (friction_active() && ob.distance(pi, dim_) < reach) return true;
+  }
+  return false;
+}
+
+double ContactTerm::value(const Eigen::VectorXd& x) const {
+  const VertexEnergy f{&options_, dim_, friction_active() ? options_.friction_velocity * dt_ : 0.0};
+  const bool is_barrier = options_.model == "barrier";
+  const int n = static_cast<int>(verts_.size());
+  double total = 0.0;
+  bool infeasible = false;
+#pragma omp parallel for schedule(static) if (n >= kParallelMinElements) \
+    reduction(+ : total) reduction(|| : infeasible)
+  for (int k = 0; k < n; ++k) {
+    if (!active(k, x)) continue;
+    const double* xi = x.data() + verts_[k] * dim_;
+    if (is_barrier)
+      for (const Obstacle& ob : options_.obstacles)
+        if (!(ob.distance(xi, dim_) > 0.0)) infeasible = true;
+    double p[5];
+    vertex_params(k, p);
+    total += f(xi, p);
+  }
+  return infeasible ? std::numeric_limits<double>::infinity() : total;
+}
+
+void ContactTerm::add_gradient(const Eigen::VectorXd& x, Eigen::VectorXd& g) const {
+  const VertexEnergy f{&options_, dim_, friction_active() ? options_.friction_velocity * dt_ : 0.0};
+  const int n = static_cast<int>(verts_.size());
+#pragma omp parallel for schedule(static) if (n >= kParallelMinElements)
+  for (int k = 0; k < n; ++k) {
+    if (!active(k, x)) continue;
+    double p[5], gi[3], e = 0.0;
+    vertex_params(k, p);
+    const double* xi = x.data() + verts_[k] * dim_;
+    const bool ok = dim_ == 2 ? ad::gradient<2, 4, kTape>(f, xi, p, e, gi)
+                              : ad::gradient<3, 5, kTape>(f, xi, p, e, gi);
+    SOFTGRAD_CHECK(ok, "contact: AD tape overflow (too many obstacles)");
+    for (int i = 0; i < dim_; ++i) g[verts_[k] * dim_ + i] += gi[i];
+  }
+}
+
+void ContactTerm::add_hessian(const Eigen::VectorXd& x, bool project, HessianAssembler& H) const {
+  const VertexEnergy f{&options_, dim_, friction_active() ? options_.friction_velocity * dt_ : 0.0};
+  const int n = static_cast<int>(verts_.size());
+  const int b = dim_ * dim_;
+#pragma omp parallel for schedule(static) if (n >= kParallelMinElements)
+  for (int k = 0; k < n; ++k) {
+    double* Hk = blocks_.data() + static_cast<size_t>(k) * b;
+    for (int i = 0; i < b; ++i) Hk[i] = 0.0;
+    if (!active(k, x)) continue;
+    double p[5], gi[3], e = 0.0;
+    vertex_params(k, p);
+    const double* xi = x.data() + verts_[k] * dim_;
+    const bool ok = dim_ == 2 ? ad::hessian<2, 4, kTape>(f, xi, p, e, gi, Hk)
+                              : ad::hessian<3, 5, kTape>(f, xi, p, e, gi, Hk);
+    SOFTGRAD_CHECK(ok, "contact: AD tape overflow (too many obstacles)");
+    if (project) {
+      Eigen::Map<Eigen::MatrixXd> M(Hk, dim_, dim_);
+      Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> eig(M);
+      if (eig.eigenvalues().minCoeff() < 0.0)
+        M = eig.eigenvectors() * eig.eigenvalues().cwiseMax(0.0).asDiagonal() *
+            eig.eigenvectors().transpose();
+    }
+  }
+  H.add_stencils(stencil_set_, blocks_.data());
+}
+
+void ContactTerm::add_hessian_vector_product(const Eigen::VectorXd& x, const Eigen::VectorXd& u,
+                                             Eigen::VectorXd& out) const {
+  const VertexEnergy f{&options_, dim_, friction_active() ? options_.friction_velocity * dt_ : 0.0};
+  const int n = static_cast<int>(verts_.size());
+#pragma omp parallel for schedule(static) if (n >= kParallelMinElements)
+  for (int k = 0; k < n; ++k) {
+    if (!active(k, x)) continue;
+    double p[5], hu[3];
+    vertex_params(k, p);
+    const double* xi = x.data() + verts_[k] * dim_;
+    const double* ui = u.data() + verts_[k] * dim_;
+    const bool ok = dim_ == 2 ? ad::hessian_vector_product<2, 4, kTape>(f, xi, p, ui, hu)
+                              : ad::hessian_vector_product<3, 5, kTape>(f, xi, p, ui, hu);
+    SOFTGRAD_CHECK(ok, "contact: AD tape overflow (too many obstacles)");
+    for (int i = 0; i < dim_; ++i) out[verts_[k] * dim_ + i] += hu[i];
+  }
+}
+
+void ContactTerm::add_hessian_diagonal(const Eigen::VectorXd& x, Eigen::VectorXd& d) const {
+  const VertexEnergy f{&options_, dim_, friction_active() ? options_.friction_velocity * dt_ : 0.0};
+  for (int k = 0; k < static_cast<int>(verts_.size()); ++k) {
+    if (!active(k, x)) continue;
+    double p[5], gi[3], Hk[9], e = 0.0;
+    vertex_params(k, p);
+    const double* xi = x.data() + verts_[k] * dim_;
+    const bool ok = dim_ == 2 ? ad::hessian<2, 4, kTape>(f, xi, p, e, gi, Hk)
+                              : ad::hessian<3, 5, kTape>(f, xi, p, e, gi, Hk);
+    SOFTGRAD_CHECK(ok, "contact: AD tape overflow (too many obstacles)");
+    for (int i = 0; i < dim_; ++i) d[verts_[k] * dim_ + i] += Hk[i * dim_ + i];
+  }
+}
+
+double ContactTerm::max_step(const Eigen::VectorXd& x, const Eigen::VectorXd& dx) const {
+  if (options_.model != "barrier") return 1.0;
+  double t = 1.0;
+  for (int v : verts_)
+    for (const Obstacle& ob : options_.obstacles)
+      t = std::min(t, ob.time_of_impact(x.data() + v * dim_, dx.data() + v * dim_, dim_));
+  return t;
+}
+
+std::vector<ParameterGroup> ContactTerm::parameter_groups() const {
+  return {{"stiffness", "N/m", 0, 1, ParameterGroup::Layout::Scalar, 0.0, 1e300},
+          {"friction", "1", 1, 1, ParameterGroup::Layout::Scalar, 0.0, 1e300}};
+}
+
+void ContactTerm::get_parameters(double* p) const {
+  p[0] = options_.stiffness;
+  p[1] = options_.friction;
+}
+
+void ContactTerm::set_parameters(const double* p) {
+  if (!(p[0] > 0.0) || !std::isfinite(p[0]))
+    throw InputError("contact stiffness must be positive and finite, got " + std::to_string(p[0]));
+  if (!(p[1] >= 0.0) || !std::isfinite(p[1]))
+    throw InputError("friction coefficient must be finite and >= 0, got " + std::to_string(p[1]));
+  options_.stiffness = p[0];
+  options_.friction = p[1];
+}
+
+void ContactTerm::add_parameter_mixed_product(const Eigen::VectorXd& x,
+                                              const Eigen::VectorXd& lambda, double* out) const {
+  const VertexEnergy f{&options_, dim_, friction_active() ? options_.friction_velocity * dt_ : 0.0};
+  for (int k = 0; k < static_cast<int>(verts_.size()); ++k) {
+    if (!active(k, x)) continue;
+    double p[5], mixed[5];
+    vertex_params(k, p);
+    const double* xi = x.data() + verts_[k] * dim_;
+    const double* li = lambda.data() + verts_[k] * dim_;
+    const bool ok = dim_ == 2
+                        ? ad::parameter_derivatives<2, 4, kTape>(f, xi, p, li, nullptr, mixed)
+                        : ad::parameter_derivatives<3, 5, kTape>(f, xi, p, li, nullptr, mixed);
+    SOFTGRAD_CHECK(ok, "contact: AD tape overflow (too many obstacles)");
+    out[0] += mixed[dim_];
+    out[1] += mixed[dim_ + 1];
+  }
+}
+
+void ContactTerm::add_parameter_jvp(const Eigen::VectorXd& x, const double* dp,
+                                    Eigen::VectorXd& out) const {
+  const VertexEnergy f{&options_, dim_, friction_active() ? options_.friction_velocity * dt_ : 0.0};
+  double dir[5] = {0.0, 0.0, 0.0, 0.0, 0.0};
+  dir[dim_] = dp[0];
+  dir[dim_ + 1] = dp[1];
+  for (int k = 0; k < static_cast<int>(verts_.size()); ++k) {
+    if (!active(k, x)) continue;
+    double p[5], jvp[3];
+    vertex_params(k, p);
+    const double* xi = x.data() + verts_[k] * dim_;
+    const bool ok = dim_ == 2
+                        ? ad::gradient_parameter_jvp<2, 4, kTape>(f, xi, p, dir, nullptr, jvp)
+                        : ad::gradient_parameter_jvp<3, 5, kTape>(f, xi, p, dir, nullptr, jvp);
+    SOFTGRAD_CHECK(ok, "contact: AD tape overflow (too many obstacles)");
+    for (int i = 0; i < dim_; ++i) out[verts_[k] * dim_ + i] += jvp[i];
+  }
+}
+
+void ContactTerm::add_previous_state_mixed_product(const Eigen::VectorXd& x,
+                                                   const Eigen::VectorXd& lambda,
+                                                   Eigen::VectorXd& x_prev_bar,
+                                                   Eigen::VectorXd&) const {
+  if (!friction_active()) return;
+  const VertexEnergy f{&options_, dim_, options_.friction_velocity * dt_};
+  for (int k = 0; k < static_cast<int>(verts_.size()); ++k) {
+    if (!active(k, x)) continue;
+    double p[5], mixed[5];
+    vertex_params(k, p);
+    const double* xi = x.data() + verts_[k] * dim_;
+    const double* li = lambda.data() + verts_[k] * dim_;
+    const bool ok = dim_ == 2
+                        ? ad::parameter_derivatives<2, 4, kTape>(f, xi, p, li, nullptr, mixed)
+                        : ad::parameter_derivatives<3, 5, kTape>(f, xi, p, li, nullptr, mixed);
+    SOFTGRAD_CHECK(ok, "contact: AD tape overflow (too many obstacles)");
+    for (int i = 0; i < dim_; ++i) x_prev_bar[verts_[k] * dim_ + i] += mixed[i];
+  }
+}
+
+void ContactTerm::add_previous_state_jvp(const Eigen::VectorXd& x, const Eigen::VectorXd& dx_prev,
+                                         const Eigen::VectorXd&, Eigen::VectorXd& out) const {
+  if (!friction_active()) return;
+  const VertexEnergy f{&options_, dim_, options_.friction_velocity * dt_};
+  for (int k = 0; k < static_cast<int>(verts_.size()); ++k) {
+    if (!active(k, x)) continue;
+    double p[5], jvp[3];
+    double dir[5] = {0.0, 0.0, 0.0, 0.0, 0.0};
+    for (int i = 0; i < dim_; ++i) dir[i] = dx_prev[verts_[k] * dim_ + i];
+    vertex_params(k, p);
+    const double* xi = x.data() + verts_[k] * dim_;
+    const bool ok = dim_ == 2
+                        ? ad::gradient_parameter_jvp<2, 4, kTape>(f, xi, p, dir, nullptr, jvp)
+                        : ad::gradient_parameter_jvp<3, 5, kTape>(f, xi, p, dir, nullptr, jvp);
+    SOFTGRAD_CHECK(ok, "contact: AD tape overflow (too many obstacles)");
+    for (int i = 0; i < dim_; ++i) out[verts_[k] * dim_ + i] += jvp[i];
+  }
+}
+
+}  // namespace softgrad

@@ -1,0 +1,134 @@
+// Contact and friction against known answers: force balance at rest, no penetration with the
+// barrier, Coulomb's sliding distance, and sticking below the friction angle.
+#include <doctest/doctest.h>
+
+#include "contact/contact_scenes.hpp"
+#include "softgrad/errors.hpp"
+#include "softgrad/trajectory.hpp"
+
+namespace softgrad::test {
+namespace {
+
+double lowest(const Model& m, const Eigen::VectorXd& x, const Obstacle& o) {
+  double d = 1e300;
+  for (int v = 0; v < m.n_verts; ++v) d = std::min(d, o.distance(x.data() + 2 * v, 2));
+  return d;
+}
+
+/// Mass-weighted mean x velocity.
+double mean_vx(const Model& m, const Eigen::VectorXd& v) {
+  double p = 0.0, mass = 0.0;
+  for (int i = 0; i < m.n_verts; ++i) {
+    p += m.mass[2 * i] * v[2 * i];
+    mass += m.mass[2 * i];
+  }
+  return p / mass;
+}
+
+}  // namespace
+
+TEST_CASE("contact: at rest on the ground the contact forces carry the weight") {
+  for (const std::string model : {"penalty", "barrier"}) {
+    INFO(model);
+    auto m = block_on_ground(model, 0.0, model == "barrier" ? 5e-4 : 0.0);
+    add_damping(*m, 20.0, 0.0);  // the free block has no static equilibrium: let it settle
+    Simulator sim(m, contact_options(0.01));
+    State s = sim.rest_state();
+    for (int n = 0; n < 200; ++n) REQUIRE(sim.step(s).converged());
+    CHECK(s.v.lpNorm<Eigen::Infinity>() < 1e-3);
+    // The contact term's gradient is minus the contact force: it balances gravity.
+    Eigen::VectorXd g = Eigen::VectorXd::Zero(m->n_dofs());
+    for (const auto& t : m->terms)
+      if (t->name() == "contact") t->add_gradient(s.x, g);
+    double fy = 0.0, fx = 0.0;
+    for (int v = 0; v < m->n_verts; ++v) {
+      fx -= g[2 * v];
+      fy -= g[2 * v + 1];
+    }
+    const double weight = 9.81 * total_mass(*m);
+    CHECK(fy == doctest::Approx(weight).epsilon(1e-3));
+    CHECK(std::abs(fx) < 1e-6 * weight);
+    if (model == "barrier") CHECK(lowest(*m, s.x, ground()) > 0.0);
+  }
+}
+
+TEST_CASE("contact: the barrier never lets a dropped block penetrate") {
+  auto m = block_on_ground("barrier", 0.0, 0.05, 0.0, 1e3);
+  Simulator sim(m, contact_options(0.01));
+  State s = sim.rest_state();
+  double closest = 1e300;
+  for (int n = 0; n < 60; ++n) {  // falls 5 cm in ~0.1 s, then rests on the barrier
+    REQUIRE(sim.step(s).converged());
+    closest = std::min(closest, lowest(*m, s.x, ground()));
+  }
+  MESSAGE("closest approach " << closest << " m");
+  CHECK(closest > 0.0);
+  CHECK(closest < 1e-3);  // it did reach the activation zone
+}
+
+TEST_CASE("contact: a sliding block stops after v0^2 / (2 mu g)") {
+  for (const std::string model : {"penalty", "barrier"}) {
+    INFO(model);
+    const double mu = 0.4, v0 = 0.5, g = 9.81;
+    auto m = block_on_ground(model, mu, model == "barrier" ? 5e-4 : 0.0);
+    Simulator sim(m, contact_options(0.002));
+    State s = sim.rest_state();
+    // Settle onto the ground first, then push.
+    for (int n = 0; n < 100; ++n) REQUIRE(sim.step(s).converged());
+    const double x_start = centroid(*m, s.x)[0];
+    for (int v = 0; v < m->n_verts; ++v) s.v[2 * v] = v0;
+    const double t_stop = v0 / (mu * g);
+    const int steps = static_cast<int>(1.5 * t_stop / 0.002);
+    for (int n = 0; n < steps; ++n) REQUIRE(sim.step(s).converged());
+    const double distance = centroid(*m, s.x)[0] - x_start;
+    const double expected = v0 * v0 / (2 * mu * g);
+    MESSAGE(model << ": slid " << distance << " m, Coulomb " << expected << " m");
+    CHECK(distance == doctest::Approx(expected).epsilon(0.03));
+    CHECK(std::abs(mean_vx(*m, s.v)) < 2e-3);
+  }
+}
+
+TEST_CASE("contact: on an incline a block sticks below the friction angle and slides above") {
+  const double mu = 0.5;
+  for (double angle : {0.3, 0.6}) {  // tan 0.3 = 0.31 < mu < tan 0.6 = 0.68
+    INFO("incline " << angle);
+    auto m = block_on_ground("penalty", mu, 0.0, angle);
+    Simulator sim(m, contact_options(0.005));
+    State s = sim.rest_state();
+    const double T = 0.5;
+    for (int n = 0; n < static_cast<int>(T / 0.005); ++n) REQUIRE(sim.step(s).converged());
+    // Speed along the slope (downhill is -x in the ground's frame).
+    const Eigen::Vector2d down(-std::cos(angle), -std::sin(angle));
+    double speed = 0.0, mass = 0.0;
+    for (int v = 0; v < m->n_verts; ++v) {
+      speed += m->mass[2 * v] * down.dot(s.v.segment(2 * v, 2));
+      mass += m->mass[2 * v];
+    }
+    speed /= mass;
+    const double a = 9.81 * (std::sin(angle) - mu * std::cos(angle));
+    MESSAGE("downhill speed " << speed << " m/s; Coulomb " << std::max(a, 0.0) * T << " m/s");
+    if (a < 0) {
+      CHECK(std::abs(speed) < 2e-3);  // sticking, up to the eps_v creep
+    } else {
+      CHECK(speed == doctest::Approx(a * T).epsilon(0.05));
+    }
+  }
+}
+
+TEST_CASE("contact: bad options and penetrating starts are refused") {
+  auto m = rectangle_model("neo_hookean", 1e5, 0.3, 1000.0, {2, 1}, {0.1, 0.05});
+  ContactOptions opt;
+  opt.obstacles = {ground()};
+  CHECK_THROWS_WITH_AS(add_contact(*m, opt), doctest::Contains("not outside obstacle 'ground'"),
+                       InputError);
+  opt.model = "spring";
+  CHECK_THROWS_WITH_AS(add_contact(*m, opt), doctest::Contains("unknown"), InputError);
+  opt.model = "penalty";
+  opt.friction = -1.0;
+  CHECK_THROWS_AS(add_contact(*m, opt), InputError);
+  opt.friction = 0.3;
+  opt.obstacles.clear();
+  CHECK_THROWS_WITH_AS(add_contact(*m, opt), doctest::Contains("obstacle"), InputError);
+}
+
+}  // namespace softgrad::test
