@@ -1,0 +1,325 @@
+#include "muscle_term.hpp"
+
+#include <cmath>
+#include <sstream>
+
+#include "softgrad/ad/derivatives.hpp"
+#include "softgrad/ad/psd_projection.hpp"
+#include "softgrad/assembly.hpp"
+#include "softgrad/errors.hpp"
+#include "softgrad/muscles.hpp"
+#include "softgrad/parallel.hpp"
+
+namespace softgrad {
+namespace {
+
+/// k/2 (|x_0 - x_1| - (1 - a) L)^2 in d dimensions.
+template <int d>
+struct EdgeEnergy {
+  static constexpr int kVerts = 2;
+  double rest_length;
+  double stiffness;
+  template <class T, class P>
+  T operator()(const T* x, const P* a) const {
+    using std::sqrt;
+    T l2 = T(0.0);
+    for (int i = 0; i < d; ++i) l2 = l2 + (x[i] - x[d + i]) * (x[i] - x[d + i]);
+    const T r = sqrt(l2) - (1.0 - a[0]) * rest_length;
+    return 0.5 * stiffness * r * r;
+  }
+};
+
+/// V k/2 (|F f| - (1 - a))^2 with F f = sum_v c_v x_v, c_v = G_v . f.
+template <int d>
+struct FibreEnergy {
+  static constexpr int kVerts = d + 1;
+  double c[d + 1];
+  double volume;
+  double stiffness;
+  template <class T, class P>
+  T operator()(const T* x, const P* a) const {
+    using std::sqrt;
+    T s = T(0.0);
+    for (int i = 0; i < d; ++i) {
+      T fi = T(0.0);
+      for (int v = 0; v <= d; ++v) fi = fi + c[v] * x[v * d + i];
+      s = s + fi * fi;
+    }
+    const T r = sqrt(s) - (1.0 - a[0]);
+    return 0.5 * volume * stiffness * r * r;
+  }
+};
+
+template <int N>
+void project(double* H) {
+  if constexpr (N == 4 || N == 6 || N == 9 || N == 12) ad::project_psd<N>(H);
+}
+
+}  // namespace
+
+template <class Energy, int N>
+MuscleTerm<Energy, N>::MuscleTerm(std::string name, int dim, std::vector<int> verts,
+                                  std::vector<Energy> energies, std::vector<int> muscle_of,
+                                  int n_muscles, int n_steps)
+    : name_(std::move(name)),
+      dim_(dim),
+      verts_(std::move(verts)),
+      energies_(std::move(energies)),
+      muscle_of_(std::move(muscle_of)),
+      n_muscles_(n_muscles),
+      n_steps_(n_steps),
+      activations_(static_cast<size_t>(n_steps) * n_muscles, 0.0),
+      blocks_(energies_.size() * N * N, 0.0) {}
+
+template <class Energy, int N>
+double MuscleTerm<Energy, N>::activation(int s) const {
+  if (step_ < 0 || step_ >= n_steps_) return 0.0;
+  return activations_[static_cast<size_t>(step_) * n_muscles_ + muscle_of_[s]];
+}
+
+template <class Energy, int N>
+void MuscleTerm<Energy, N>::gather(const Eigen::VectorXd& v, int s, double* out) const {
+  for (int k = 0; k < kVerts; ++k)
+    for (int i = 0; i < dim_; ++i) out[k * dim_ + i] = v[verts_[s * kVerts + k] * dim_ + i];
+}
+
+template <class Energy, int N>
+void MuscleTerm<Energy, N>::scatter(const double* in, int s, Eigen::VectorXd& v) const {
+  for (int k = 0; k < kVerts; ++k)
+    for (int i = 0; i < dim_; ++i) v[verts_[s * kVerts + k] * dim_ + i] += in[k * dim_ + i];
+}
+
+template <class Energy, int N>
+void MuscleTerm<Energy, N>::declare_sparsity(SparsityBuilder& builder) {
+  stencil_set_ = builder.add_stencils(verts_.data(), n_stencils(), kVerts);
+}
+
+template <class Energy, int N>
+double MuscleTerm<Energy, N>::value(const Eigen::VectorXd& x) const {
+  double total = 0.0;
+  for (int s = 0; s < n_stencils(); ++s) {
+    double xs[N];
+    gather(x, s, xs);
+    const double a = activation(s);
+    total += energies_[s](xs, &a);
+  }
+  return total;
+}
+
+template <class Energy, int N>
+void MuscleTerm<Energy, N>::add_gradient(const Eigen::VectorXd& x, Eigen::VectorXd& g) const {
+  for (int s = 0; s < n_stencils(); ++s) {
+    double xs[N], gs[N], e = 0.0;
+    gather(x, s, xs);
+    const double a = activation(s);
+    SOFTGRAD_CHECK((ad::gradient<N, 1>(energies_[s], xs, &a, e, gs)), "muscle AD failed");
+    scatter(gs, s, g);
+  }
+}
+
+template <class Energy, int N>
+void MuscleTerm<Energy, N>::add_hessian(const Eigen::VectorXd& x, bool project_psd,
+                                        HessianAssembler& H) const {
+  const int n = n_stencils();
+#pragma omp parallel for schedule(static) if (n >= kParallelMinElements)
+  for (int s = 0; s < n; ++s) {
+    double xs[N], gs[N], e = 0.0;
+    gather(x, s, xs);
+    const double a = activation(s);
+    double* Hs = blocks_.data() + static_cast<size_t>(s) * N * N;
+    const bool ok = ad::hessian<N, 1>(energies_[s], xs, &a, e, gs, Hs);
+    SOFTGRAD_CHECK(ok, "muscle AD failed");
+    if (project_psd) project<N>(Hs);
+  }
+  H.add_stencils(stencil_set_, blocks_.data());
+}
+
+template <class Energy, int N>
+void MuscleTerm<Energy, N>::add_hessian_vector_product(const Eigen::VectorXd& x,
+                                                       const Eigen::VectorXd& u,
+                                                       Eigen::VectorXd& out) const {
+  for (int s = 0; s < n_stencils(); ++s) {
+    double xs[N], us[N], hu[N];
+    gather(x, s, xs);
+    gather(u, s, us);
+    const double a = activation(s);
+    SOFTGRAD_CHECK((ad::hessian_vector_product<N, 1>(energies_[s], xs, &a, us, hu)),
+                   "muscle AD failed");
+    scatter(hu, s, out);
+  }
+}
+
+template <class Energy, int N>
+void MuscleTerm<Energy, N>::add_hessian_diagonal(const Eigen::VectorXd& x,
+                                                 Eigen::VectorXd& d) const {
+  for (int s = 0; s < n_stencils(); ++s) {
+    double xs[N], gs[N], Hs[N * N], diag[N], e = 0.0;
+    gather(x, s, xs);
+    const double a = activation(s);
+    SOFTGRAD_CHECK((ad::hessian<N, 1>(energies_[s], xs, &a, e, gs, Hs)), "muscle AD failed");
+    project<N>(Hs);
+    for (int k = 0; k < N; ++k) diag[k] = Hs[k * N + k];
+    scatter(diag, s, d);
+  }
+}
+
+template <class Energy, int N>
+std::vector<ParameterGroup> MuscleTerm<Energy, N>::parameter_groups() const {
+  return {{"activation", "1", 0, static_cast<int>(activations_.size()),
+           ParameterGroup::Layout::PerStep, -1.0, 1.0}};
+}
+
+template <class Energy, int N>
+void MuscleTerm<Energy, N>::get_parameters(double* p) const {
+  std::copy(activations_.begin(), activations_.end(), p);
+}
+
+template <class Energy, int N>
+void MuscleTerm<Energy, N>::set_parameters(const double* p) {
+  for (size_t k = 0; k < activations_.size(); ++k)
+    if (!(std::abs(p[k]) < 1.0)) {
+      std::ostringstream os;
+      os << name_ << ": activation of muscle " << k % n_muscles_ << " in step " << k / n_muscles_
+         << " is " << p[k] << "; it must lie in (-1, 1)";
+      throw InputError(os.str());
+    }
+  std::copy(p, p + activations_.size(), activations_.begin());
+}
+
+template <class Energy, int N>
+void MuscleTerm<Energy, N>::add_parameter_mixed_product(const Eigen::VectorXd& x,
+                                                        const Eigen::VectorXd& lambda,
+                                                        double* out) const {
+  if (step_ < 0 || step_ >= n_steps_) return;
+  double* o = out + static_cast<size_t>(step_) * n_muscles_;
+  for (int s = 0; s < n_stencils(); ++s) {
+    double xs[N], ls[N], mixed = 0.0;
+    gather(x, s, xs);
+    gather(lambda, s, ls);
+    const double a = activation(s);
+    SOFTGRAD_CHECK((ad::parameter_derivatives<N, 1>(energies_[s], xs, &a, ls, nullptr, &mixed)),
+                   "muscle AD failed");
+    o[muscle_of_[s]] += mixed;
+  }
+}
+
+template <class Energy, int N>
+void MuscleTerm<Energy, N>::add_parameter_jvp(const Eigen::VectorXd& x, const double* dp,
+                                              Eigen::VectorXd& out) const {
+  if (step_ < 0 || step_ >= n_steps_) return;
+  const double* d = dp + static_cast<size_t>(step_) * n_muscles_;
+  for (int s = 0; s < n_stencils(); ++s) {
+    const double da = d[muscle_of_[s]];
+    if (da == 0.0) continue;
+    double xs[N], jvp[N];
+    gather(x, s, xs);
+    const double a = activation(s);
+    SOFTGRAD_CHECK((ad::gradient_parameter_jvp<N, 1>(energies_[s], xs, &a, &da, nullptr, jvp)),
+                   "muscle AD failed");
+    scatter(jvp, s, out);
+  }
+}
+
+namespace {
+
+template <int d>
+void add_edges(Model& model, std::string name, const std::vector<MuscleEdge>& edges,
+               double stiffness, int n_muscles, int n_steps) {
+  std::vector<int> verts;
+  std::vector<EdgeEnergy<d>> energies;
+  std::vector<int> muscle_of;
+  for (const MuscleEdge& e : edges) {
+    const Eigen::VectorXd r = model.X.segment(e.a * d, d) - model.X.segment(e.b * d, d);
+    verts.insert(verts.end(), {e.a, e.b});
+    energies.push_back({r.norm(), stiffness});
+    muscle_of.push_back(e.muscle);
+  }
+  model.terms.push_back(std::make_unique<MuscleTerm<EdgeEnergy<d>, 2 * d>>(
+      std::move(name), d, std::move(verts), std::move(energies), std::move(muscle_of), n_muscles,
+      n_steps));
+}
+
+template <int d>
+void add_fibres(Model& model, std::string name, const std::vector<FibreMuscle>& muscles,
+                double stiffness, int n_steps) {
+  std::vector<int> verts;
+  std::vector<FibreEnergy<d>> energies;
+  std::vector<int> muscle_of;
+  for (int m = 0; m < static_cast<int>(muscles.size()); ++m) {
+    const FibreMuscle& fm = muscles[m];
+    const Body& body = model.bodies[fm.body];
+    const Eigen::VectorXd f = fm.direction.head(d).normalized();
+    for (int e : fm.elements) {
+      FibreEnergy<d> E{};
+      // G_{v+1} = row v of Dm^-1, G_0 = -sum: c_v = G_v . f.
+      const double* Dinv = body.Dm_inv.data() + static_cast<size_t>(e) * d * d;
+      double c0 = 0.0;
+      for (int v = 0; v < d; ++v) {
+        double cv = 0.0;
+        for (int j = 0; j < d; ++j) cv += Dinv[v * d + j] * f[j];
+        E.c[v + 1] = cv;
+        c0 -= cv;
+      }
+      E.c[0] = c0;
+      E.volume = body.volume[e];
+      E.stiffness = stiffness;
+      for (int v = 0; v <= d; ++v)
+        verts.push_back(body.elems[static_cast<size_t>(e) * (d + 1) + v]);
+      energies.push_back(E);
+      muscle_of.push_back(m);
+    }
+  }
+  model.terms.push_back(std::make_unique<MuscleTerm<FibreEnergy<d>, (d + 1) * d>>(
+      std::move(name), d, std::move(verts), std::move(energies), std::move(muscle_of),
+      static_cast<int>(muscles.size()), n_steps));
+}
+
+void check_common(const std::string& name, double stiffness, int n_steps) {
+  if (!(stiffness > 0.0) || !std::isfinite(stiffness))
+    throw InputError(name + ": the muscle stiffness must be positive and finite");
+  if (n_steps < 0) throw InputError(name + ": the number of steps must be >= 0");
+}
+
+}  // namespace
+
+void add_muscle_edges(Model& model, std::string name, std::vector<MuscleEdge> edges,
+                      double stiffness, int n_muscles, int n_steps) {
+  check_common(name, stiffness, n_steps);
+  if (n_muscles < 1) throw InputError(name + ": at least one muscle is needed");
+  for (const MuscleEdge& e : edges) {
+    if (e.a < 0 || e.a >= model.n_verts || e.b < 0 || e.b >= model.n_verts || e.a == e.b)
+      throw InputError(name + ": edge (" + std::to_string(e.a) + ", " + std::to_string(e.b) +
+                       ") does not join two distinct vertices of the model");
+    if (e.muscle < 0 || e.muscle >= n_muscles)
+      throw InputError(name + ": edge muscle " + std::to_string(e.muscle) + " is not in [0, " +
+                       std::to_string(n_muscles) + ")");
+  }
+  if (model.dim == 2) {
+    add_edges<2>(model, std::move(name), edges, stiffness, n_muscles, n_steps);
+  } else {
+    add_edges<3>(model, std::move(name), edges, stiffness, n_muscles, n_steps);
+  }
+}
+
+void add_fibre_muscles(Model& model, std::string name, std::vector<FibreMuscle> muscles,
+                       double stiffness, int n_steps) {
+  check_common(name, stiffness, n_steps);
+  if (muscles.empty()) throw InputError(name + ": at least one muscle is needed");
+  for (const FibreMuscle& m : muscles) {
+    if (m.body < 0 || m.body >= static_cast<int>(model.bodies.size()))
+      throw InputError(name + ": body " + std::to_string(m.body) + " is not in the model");
+    for (int e : m.elements)
+      if (e < 0 || e >= model.bodies[m.body].n_elems())
+        throw InputError(name + ": element " + std::to_string(e) + " is not in body '" +
+                         model.bodies[m.body].name + "'");
+    if (!(m.direction.head(model.dim).norm() > 0.0))
+      throw InputError(name + ": a fibre direction must be non-zero");
+  }
+  if (model.dim == 2) {
+    add_fibres<2>(model, std::move(name), muscles, stiffness, n_steps);
+  } else {
+    add_fibres<3>(model, std::move(name), muscles, stiffness, n_steps);
+  }
+}
+
+}  // namespace softgrad
