@@ -85,6 +85,20 @@ class EnergyTerm {
   virtual void get_parameters(double* p) const {}
   /// Sets the parameters. @throws InputError naming the group and value when one is invalid.
   virtual void set_parameters(const double* p) {}
+  /// p[offset, offset + count) = values, e.g. one step's slice of a per-step group written by a
+  /// controller. The default goes through get_parameters / set_parameters.
+  virtual void set_parameter_range(int offset, const double* values, int count) {
+    std::vector<double> p(n_parameters());
+    get_parameters(p.data());
+    for (int i = 0; i < count; ++i) p[offset + i] = values[i];
+    set_parameters(p.data());
+  }
+  /// values = p[offset, offset + count).
+  virtual void get_parameter_range(int offset, double* values, int count) const {
+    std::vector<double> p(n_parameters());
+    get_parameters(p.data());
+    for (int i = 0; i < count; ++i) values[i] = p[offset + i];
+  }
   /// out += d/dp (lambda . dW/dx) at x: n_parameters() values.
   virtual void add_parameter_mixed_product(const Eigen::VectorXd& x, const Eigen::VectorXd& lambda,
                                            double* out) const {}

@@ -3,6 +3,7 @@
 /// by strings, flattened into one vector theta for gradients, sensitivities and optimisers:
 ///
 ///   "x0", "v0"          initial positions / velocities (n_dofs values each)
+///   "controller"        the parameters of the rollout's controller (policy weights, gait...)
 ///   "kinematic"         prescribed positions of the kinematic dofs at the end of every step
 ///                       (T x n_kinematic_dofs; the scripted motion until set)
 ///   "TERM.GROUP"        a parameter group of an energy term, e.g. "elastic:beam.youngs",
@@ -25,7 +26,7 @@ namespace softgrad {
 
 class ParameterSet {
  public:
-  enum class Source { InitialPosition, InitialVelocity, Kinematic, Term };
+  enum class Source { InitialPosition, InitialVelocity, Kinematic, Term, Controller };
   struct Block {
     std::string name;  ///< as selected, e.g. "elastic:beam.youngs[]"
     Source source = Source::Term;

@@ -5,8 +5,11 @@
 
 #include <Eigen/Core>
 #include <cstddef>
+#include <memory>
+#include <string>
 #include <vector>
 
+#include "softgrad/controller.hpp"
 #include "softgrad/simulator.hpp"
 #include "softgrad/state.hpp"
 
@@ -22,6 +25,11 @@ struct Rollout {
   /// One static equilibrium (Simulator::solve_static from `initial`) instead of T steps; the
   /// trajectory then has two states: the start (0) and the equilibrium (1).
   bool static_solve = false;
+  /// A controller that writes, before step n, the values of step n of the per-step parameter
+  /// group of the term named `controlled_term` (e.g. a muscle term's activations). Copies of a
+  /// Rollout share it until ParameterSet::set changes its parameters (copy on write).
+  std::shared_ptr<Controller> controller;
+  std::string controlled_term;
 };
 
 struct TrajectoryOptions {
@@ -67,6 +75,14 @@ Trajectory simulate(Simulator& sim, const Rollout& rollout, const TrajectoryOpti
 /// Advances s by one step of `rollout` (with its prescribed kinematics, if any): the same step
 /// simulate() takes, so that recomputed states equal stored ones bit for bit.
 NewtonReport advance(Simulator& sim, const Rollout& rollout, State& s);
+
+/// The index in Model::terms of the rollout's controlled term.
+/// @throws InputError if there is none or its per-step group is too short.
+int controlled_term(const Simulator& sim, const Rollout& rollout);
+
+/// Writes the controller's outputs for the step starting at s into the controlled term (no-op
+/// without a controller).
+void apply_controller(Simulator& sim, const Rollout& rollout, const State& s);
 
 /// A rollout of `steps` steps from the simulator's rest state.
 Rollout rest_rollout(const Simulator& sim, int steps);

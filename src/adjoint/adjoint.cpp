@@ -57,6 +57,7 @@ struct Accumulators {
   std::vector<Eigen::VectorXd> term_bars;  ///< per model term (empty if not selected)
   std::vector<Eigen::VectorXd> kinematic;  ///< per step (empty if not selected)
   bool want_kinematic = false;
+  Eigen::VectorXd controller;  ///< dL/dpsi
 };
 
 Accumulators make_accumulators(const Model& model, const ParameterSet& params, int steps) {
@@ -81,6 +82,9 @@ Eigen::VectorXd assemble_gradient(const ParameterSet& params, const Accumulators
         break;
       case ParameterSet::Source::InitialVelocity:
         grad.segment(b.offset, b.size) = vbar0;
+        break;
+      case ParameterSet::Source::Controller:
+        grad.segment(b.offset, b.size) = acc.controller;
         break;
       case ParameterSet::Source::Kinematic: {
         int k = b.offset;
@@ -162,6 +166,19 @@ GradientResult gradient(Simulator& sim, const Trajectory& traj, const Loss& loss
   const std::vector<int>& kin = lin.kinematic_dofs();
   const int n_dofs = model.n_dofs();
 
+  // A controller: its term's per-step values get accumulators, and dL/du_n flows back through
+  // the policy into psi, the state and the previous outputs (carry).
+  const Controller* controller = traj.rollout().controller.get();
+  int ct = -1, m_out = 0;
+  Eigen::VectorXd carry, u_prev, ubar;
+  if (controller) {
+    ct = controlled_term(sim, traj.rollout());
+    m_out = controller->n_outputs();
+    if (acc.term_bars[ct].size() == 0) acc.term_bars[ct].setZero(model.terms[ct]->n_parameters());
+    acc.controller.setZero(controller->n_parameters());
+    carry.setZero(m_out);
+    u_prev.resize(m_out);
+  }
   Eigen::VectorXd xbar = Eigen::VectorXd::Zero(n_dofs), vbar = Eigen::VectorXd::Zero(n_dofs);
   Eigen::VectorXd xbar_prev(n_dofs), vbar_prev(n_dofs), lambda = Eigen::VectorXd::Zero(n_dofs);
   Eigen::VectorXd h_lambda(n_dofs);
@@ -209,6 +226,15 @@ GradientResult gradient(Simulator& sim, const Trajectory& traj, const Loss& loss
       }
       xbar.swap(xbar_prev);
       vbar.swap(vbar_prev);
+      if (controller) {
+        const int step = n - 1;  // the controller acted at the start of this step, on `prev`
+        ubar = acc.term_bars[ct].segment(step * m_out, m_out) + carry;
+        u_prev.setZero();
+        if (step > 0)
+          model.terms[ct]->get_parameter_range((step - 1) * m_out, u_prev.data(), m_out);
+        carry.setZero();
+        controller->backprop(step, prev, u_prev, ubar, acc.controller, xbar, vbar, carry);
+      }
       ++report.steps;
       result.loss += loss.evaluate(n - 1, T, prev, &xbar, &vbar);
     }

@@ -52,6 +52,10 @@ std::vector<std::pair<std::string, std::string>> ParameterSet::available(const S
   const Model& model = sim.model();
   out.emplace_back("x0", "initial positions (" + std::to_string(model.n_dofs()) + " values, m)");
   out.emplace_back("v0", "initial velocities (" + std::to_string(model.n_dofs()) + " values, m/s)");
+  if (rollout.controller)
+    out.emplace_back("controller", "the " + rollout.controller->name() + " controller's " +
+                                       std::to_string(rollout.controller->n_parameters()) +
+                                       " parameters");
   if (path_size(sim, rollout) > 0)
     out.emplace_back("kinematic", "prescribed positions of the kinematic dofs per step (" +
                                       std::to_string(path_size(sim, rollout)) + " values, m)");
@@ -86,6 +90,11 @@ ParameterSet::ParameterSet(const Simulator& sim, const Rollout& rollout,
     if (raw == "x0" || raw == "v0") {
       b.source = raw == "x0" ? Source::InitialPosition : Source::InitialVelocity;
       b.size = model.n_dofs();
+    } else if (raw == "controller") {
+      if (!rollout.controller)
+        throw InputError("parameter 'controller': the rollout has no controller");
+      b.source = Source::Controller;
+      b.size = rollout.controller->n_parameters();
     } else if (raw == "kinematic") {
       b.source = Source::Kinematic;
       b.size = path_size(sim, rollout);
@@ -117,6 +126,9 @@ ParameterSet::ParameterSet(const Simulator& sim, const Rollout& rollout,
       if (field && b.group.layout != Layout::PerElement)
         throw InputError("parameter '" + raw + "': '[]' selects a per-element field, but '" +
                          group_name + "' is not per element");
+      if (rollout.controller && model.terms[b.term]->name() == rollout.controlled_term)
+        throw InputError("parameter '" + raw + "' is written by the rollout's controller '" +
+                         rollout.controller->name() + "': select 'controller' instead");
       b.source = Source::Term;
       b.tied = b.group.layout == Layout::PerElement && !field;
       b.size = b.tied ? 1 : b.group.size;
@@ -157,6 +169,9 @@ Eigen::VectorXd ParameterSet::get(const Simulator& sim, const Rollout& rollout) 
         break;
       case Source::InitialVelocity:
         theta.segment(b.offset, b.size) = rollout.initial.v;
+        break;
+      case Source::Controller:
+        theta.segment(b.offset, b.size) = rollout.controller->parameters();
         break;
       case Source::Kinematic: {
         const auto path = rollout.kinematic_path.empty() ? scripted_kinematic_path(sim, rollout)
@@ -199,6 +214,10 @@ void ParameterSet::set(Simulator& sim, Rollout& rollout, const Eigen::VectorXd& 
         break;
       case Source::InitialVelocity:
         rollout.initial.v = values;
+        break;
+      case Source::Controller:
+        rollout.controller = rollout.controller->clone();  // copies of the rollout keep theirs
+        rollout.controller->set_parameters(values);
         break;
       case Source::Kinematic: {
         const int m = static_cast<int>(model.kinematic_dofs().size());

@@ -43,6 +43,10 @@ Trajectory simulate_with_sensitivities(Simulator& sim, const Rollout& rollout,
                                        const ParameterSet& params,
                                        const SensitivityObserver& observe,
                                        const AdjointOptions& options, AdjointReport* report) {
+  if (rollout.controller)
+    throw InputError(
+        "forward sensitivities do not follow controllers; use gradient() (the "
+        "adjoint) for controller parameters");
   const Model& model = sim.model();
   const int n_dofs = model.n_dofs();
   const int P = params.size();

@@ -61,7 +61,38 @@ void check_rollout(const Simulator& sim, const Rollout& r) {
 
 }  // namespace
 
+int controlled_term(const Simulator& sim, const Rollout& rollout) {
+  const Model& m = sim.model();
+  for (size_t k = 0; k < m.terms.size(); ++k)
+    if (m.terms[k]->name() == rollout.controlled_term) {
+      const auto groups = m.terms[k]->parameter_groups();
+      const int steps = rollout.static_solve ? 1 : rollout.steps;
+      const int needed = steps * rollout.controller->n_outputs();
+      if (groups.size() != 1 || groups[0].layout != ParameterGroup::Layout::PerStep ||
+          groups[0].size < needed)
+        throw InputError("controller '" + rollout.controller->name() + "': term '" +
+                         rollout.controlled_term + "' needs one per-step group of at least " +
+                         std::to_string(needed) + " values (" + std::to_string(steps) +
+                         " steps x " + std::to_string(rollout.controller->n_outputs()) +
+                         " outputs)");
+      return static_cast<int>(k);
+    }
+  throw InputError("controller '" + rollout.controller->name() + "': no term named '" +
+                   rollout.controlled_term + "' to control");
+}
+
+void apply_controller(Simulator& sim, const Rollout& rollout, const State& s) {
+  if (!rollout.controller) return;
+  EnergyTerm& term = *sim.mutable_model().terms[controlled_term(sim, rollout)];
+  const int m = rollout.controller->n_outputs();
+  Eigen::VectorXd u_prev = Eigen::VectorXd::Zero(m);
+  if (s.step > 0) term.get_parameter_range((s.step - 1) * m, u_prev.data(), m);
+  const Eigen::VectorXd u = rollout.controller->act(s.step, s, u_prev);
+  term.set_parameter_range(s.step * m, u.data(), m);
+}
+
 NewtonReport advance(Simulator& sim, const Rollout& rollout, State& s) {
+  apply_controller(sim, rollout, s);
   const Eigen::VectorXd* prescribed =
       rollout.kinematic_path.empty() ? nullptr : &rollout.kinematic_path[s.step];
   return sim.step(s, prescribed);
@@ -82,6 +113,7 @@ Trajectory simulate(Simulator& sim, const Rollout& rollout, const TrajectoryOpti
   if (rollout.static_solve) {
     const Eigen::VectorXd* prescribed =
         rollout.kinematic_path.empty() ? nullptr : &rollout.kinematic_path[0];
+    apply_controller(sim, traj.rollout_, s);
     NewtonReport r = sim.solve_static(s, prescribed);
     traj.reports_.push_back(r);
     if (!r.converged() && sim.options().on_failure == FailurePolicy::Stop)

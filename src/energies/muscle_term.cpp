@@ -187,6 +187,24 @@ void MuscleTerm<Energy, N>::set_parameters(const double* p) {
 }
 
 template <class Energy, int N>
+void MuscleTerm<Energy, N>::set_parameter_range(int offset, const double* values, int count) {
+  SOFTGRAD_CHECK(offset >= 0 && offset + count <= static_cast<int>(activations_.size()),
+                 "activation range out of bounds");
+  for (int i = 0; i < count; ++i)
+    if (!(std::abs(values[i]) < 1.0))
+      throw InputError(name_ + ": an activation must lie in (-1, 1), got " +
+                       std::to_string(values[i]));
+  std::copy(values, values + count, activations_.begin() + offset);
+}
+
+template <class Energy, int N>
+void MuscleTerm<Energy, N>::get_parameter_range(int offset, double* values, int count) const {
+  SOFTGRAD_CHECK(offset >= 0 && offset + count <= static_cast<int>(activations_.size()),
+                 "activation range out of bounds");
+  std::copy(activations_.begin() + offset, activations_.begin() + offset + count, values);
+}
+
+template <class Energy, int N>
 void MuscleTerm<Energy, N>::add_parameter_mixed_product(const Eigen::VectorXd& x,
                                                         const Eigen::VectorXd& lambda,
                                                         double* out) const {

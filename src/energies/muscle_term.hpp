@@ -32,6 +32,8 @@ class MuscleTerm final : public EnergyTerm {
   std::vector<ParameterGroup> parameter_groups() const override;
   void get_parameters(double* p) const override;
   void set_parameters(const double* p) override;
+  void set_parameter_range(int offset, const double* values, int count) override;
+  void get_parameter_range(int offset, double* values, int count) const override;
   void add_parameter_mixed_product(const Eigen::VectorXd& x, const Eigen::VectorXd& lambda,
                                    double* out) const override;
   void add_parameter_jvp(const Eigen::VectorXd& x, const double* dp,
