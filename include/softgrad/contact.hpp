@@ -3,7 +3,10 @@
 /// other (value, gradient, Hessian, parameter and previous-state products all come from the
 /// element AD applied to a per-vertex energy):
 ///
-///   penalty (the seed's model):  W = k/2 sum_i max(0, -d_i)^2           (penetration allowed)
+///   penalty (the seed's model):  W = k/2 sum_i max(0, -d_i)^2           (penetration allowed),
+///                                smoothed to C2 over |d| < dhat so that Newton converges
+///                                quadratically through contact changes (the force below -dhat
+///                                is exactly -k d)
 ///   barrier (IPC):               W = kappa sum_i b(d_i),  b(d) = -(d - dhat)^2 log(d / dhat)
 ///                                for 0 < d < dhat; +infinity for d <= 0 (never penetrates: the
 ///                                line search is cut at the first time of impact and rejects
@@ -29,7 +32,7 @@ struct ContactOptions {
   std::string model = "barrier";  ///< "barrier" or "penalty"
   /// Penalty k or barrier kappa [N/m].
   double stiffness = 1e4;
-  double activation_distance = 1e-3;  ///< barrier dhat [m]
+  double activation_distance = 1e-3;  ///< dhat [m]: barrier range, penalty smoothing band
   double friction = 0.0;              ///< Coulomb coefficient mu
   double friction_velocity = 1e-3;    ///< eps_v [m/s]: below it friction is smoothed (sticking)
   std::vector<Obstacle> obstacles;

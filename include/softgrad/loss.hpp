@@ -66,6 +66,8 @@ class CenterOfMassLoss final : public Loss {
                   Eigen::VectorXd* vbar) const override;
   /// The centre of mass of the vertex set (dim entries).
   Eigen::VectorXd center(const Eigen::VectorXd& x) const;
+  /// bar += (dc/dx)^T r.
+  void add_center_transpose(const Eigen::VectorXd& r, Eigen::VectorXd& bar) const;
 
  private:
   int dim_;
@@ -90,6 +92,21 @@ class TrajectoryLoss final : public Loss {
   std::vector<int> vertices_;
   std::vector<Eigen::VectorXd> reference_;
   std::vector<double> weights_;
+};
+
+/// -w d . (c(x_T) - c(x_0)): minus the distance the centre of mass c of a vertex set (all when
+/// empty) travels along the unit direction d over the rollout. Minimising it is locomotion.
+class DisplacementLoss final : public Loss {
+ public:
+  DisplacementLoss(const Model& model, std::vector<int> vertices, Eigen::VectorXd direction,
+                   double weight = 1.0);
+  double evaluate(int n, int T, const State& s, Eigen::VectorXd* xbar,
+                  Eigen::VectorXd* vbar) const override;
+
+ private:
+  CenterOfMassLoss com_;
+  Eigen::VectorXd direction_;
+  double weight_;
 };
 
 /// The sum of several losses.

@@ -78,6 +78,11 @@ Eigen::VectorXd CenterOfMassLoss::center(const Eigen::VectorXd& x) const {
   return c;
 }
 
+void CenterOfMassLoss::add_center_transpose(const Eigen::VectorXd& r, Eigen::VectorXd& bar) const {
+  for (size_t i = 0; i < vertices_.size(); ++i)
+    bar.segment(vertices_[i] * dim_, dim_) += weight_[i] * r;
+}
+
 double CenterOfMassLoss::evaluate(int n, int T, const State& s, Eigen::VectorXd* xbar,
                                   Eigen::VectorXd* vbar) const {
   double l = 0.0;
@@ -123,6 +128,22 @@ double TrajectoryLoss::evaluate(int n, int, const State& s, Eigen::VectorXd* xba
     if (xbar) xbar->segment(vertices_[i] * dim_, dim_) += w * r;
   }
   return l;
+}
+
+DisplacementLoss::DisplacementLoss(const Model& model, std::vector<int> vertices,
+                                   Eigen::VectorXd direction, double weight)
+    : com_(model, std::move(vertices), {}), direction_(std::move(direction)), weight_(weight) {
+  check_vector(direction_, model.dim, "displacement loss", "the direction");
+  if (!(direction_.norm() > 0.0)) throw InputError("displacement loss: the direction is zero");
+  direction_.normalize();
+}
+
+double DisplacementLoss::evaluate(int n, int T, const State& s, Eigen::VectorXd* xbar,
+                                  Eigen::VectorXd*) const {
+  if ((n != 0 && n != T) || T == 0) return 0.0;
+  const double sign = n == T ? -weight_ : weight_;  // - d.c(x_T) + d.c(x_0)
+  if (xbar) com_.add_center_transpose(sign * direction_, *xbar);
+  return sign * direction_.dot(com_.center(s.x));
 }
 
 double SumLoss::evaluate(int n, int T, const State& s, Eigen::VectorXd* xbar,

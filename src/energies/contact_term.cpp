@@ -27,6 +27,23 @@ T barrier_derivative(const T& d, double dhat) {
   return -2.0 * (d - dhat) * log(d / dhat) - (d - dhat) * (d - dhat) / d;
 }
 
+/// The penalty k/2 d^2 for d <= -delta, made C2 by a cubic band up to d = +delta (Newton
+/// converges quadratically through contact changes instead of cycling at the kink):
+///   W = k/2 d^2 + k delta^2 / 6  (d <= -delta),   k (delta - d)^3 / (12 delta)  (|d| < delta).
+template <class T>
+T penalty(const T& d, double delta) {
+  if (ad::value_of(d) <= -delta) return 0.5 * d * d + delta * delta / 6.0;
+  const T r = delta - d;
+  return r * r * r / (12.0 * delta);
+}
+/// -dW/dd / k: the normal force per unit stiffness.
+template <class T>
+T penalty_force(const T& d, double delta) {
+  if (ad::value_of(d) <= -delta) return -d;
+  const T r = delta - d;
+  return r * r / (4.0 * delta);
+}
+
 /// IPC's smoothed |u| as a function of s = |u|^2: y for y >= eps, a cubic with matching value
 /// and slope below (zero slope at 0: sticking).
 template <class T>
@@ -54,16 +71,13 @@ struct ContactTerm::VertexEnergy {
     T e = T(0.0);
     for (const Obstacle& ob : o->obstacles) {
       const T d = ob.distance(x, dim);
-      if (is_barrier) {
-        if (ad::value_of(d) < dhat) e = e + k * barrier(d, dhat);
-      } else if (ad::value_of(d) < 0.0) {
-        e = e + 0.5 * k * d * d;
-      }
+      if (ad::value_of(d) < dhat) e = e + k * (is_barrier ? barrier(d, dhat) : penalty(d, dhat));
       if (eps <= 0.0) continue;
       // Lagged friction: normal force and tangent plane from the step's start x^n = p[0..dim).
       const P dn = ob.distance(p, dim);
-      if (!(ad::value_of(dn) < (is_barrier ? dhat : 0.0))) continue;
-      const P lambda = is_barrier ? P(-(k * barrier_derivative(dn, dhat))) : P(-(k * dn));
+      if (!(ad::value_of(dn) < dhat)) continue;
+      const P lambda =
+          is_barrier ? P(-(k * barrier_derivative(dn, dhat))) : P(k * penalty_force(dn, dhat));
       P n[3];
       ob.unit_normal(p, dim, n);
       T r[3];
@@ -107,7 +121,7 @@ void ContactTerm::vertex_params(int k, double* p) const {
 }
 
 bool ContactTerm::active(int k, const Eigen::VectorXd& x) const {
-  const double reach = options_.model == "barrier" ? options_.activation_distance : 0.0;
+  const double reach = options_.activation_distance;
   const double* xi = x.data() + verts_[k] * dim_;
   const double* pi = x_prev_.data() + verts_[k] * dim_;
   for (const Obstacle& ob : options_.obstacles) {

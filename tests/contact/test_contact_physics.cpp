@@ -79,12 +79,19 @@ TEST_CASE("contact: a sliding block stops after v0^2 / (2 mu g)") {
     for (int v = 0; v < m->n_verts; ++v) s.v[2 * v] = v0;
     const double t_stop = v0 / (mu * g);
     const int steps = static_cast<int>(1.5 * t_stop / 0.002);
-    for (int n = 0; n < steps; ++n) REQUIRE(sim.step(s).converged());
+    // Once stopped, the block rocks on friction's smoothed stick spring (the eps_v scale):
+    // average the velocity over the last 50 steps.
+    double late_vx = 0.0;
+    for (int n = 0; n < steps + 50; ++n) {
+      REQUIRE(sim.step(s).converged());
+      if (n >= steps) late_vx += mean_vx(*m, s.v) / 50;
+    }
     const double distance = centroid(*m, s.x)[0] - x_start;
     const double expected = v0 * v0 / (2 * mu * g);
-    MESSAGE(model << ": slid " << distance << " m, Coulomb " << expected << " m");
+    MESSAGE(model << ": slid " << distance << " m, Coulomb " << expected << " m; mean velocity "
+                  << late_vx << " m/s at the end");
     CHECK(distance == doctest::Approx(expected).epsilon(0.03));
-    CHECK(std::abs(mean_vx(*m, s.v)) < 2e-3);
+    CHECK(std::abs(late_vx) < 1e-3);
   }
 }
 

@@ -1,0 +1,58 @@
+/// @file training.hpp
+/// Gradient-based optimisation of anything a ParameterSet selects (controller weights, gaits,
+/// activations, material parameters) through the simulator: each iteration simulates the
+/// rollout and takes the adjoint gradient of the loss. Adam (with gradient-norm clipping) or
+/// L-BFGS (Ceres Solver's line-search minimiser); the best parameters are kept, optionally
+/// written to a checkpoint file after every improvement, and a run can resume from it.
+#pragma once
+
+#include <Eigen/Core>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "softgrad/adjoint.hpp"
+
+namespace softgrad {
+
+struct TrainIteration {
+  int iteration = 0;
+  double loss = 0.0;
+  double gradient_norm = 0.0;
+  long simulated_steps = 0;  ///< forward steps so far (recomputation included)
+  double seconds = 0.0;      ///< wall time so far
+};
+
+struct TrainOptions {
+  std::string optimizer = "adam";  ///< "adam" or "lbfgs"
+  int iterations = 100;            ///< Adam steps, or L-BFGS iterations
+  double learning_rate = 0.05;
+  double beta1 = 0.9, beta2 = 0.999, epsilon = 1e-8;
+  double clip = 0.0;             ///< clip the gradient to this norm (0: no clipping)
+  std::string checkpoint;        ///< file for the best parameters ("" : none)
+  bool resume = false;           ///< start from the checkpoint if it exists
+  TrajectoryOptions trajectory;  ///< checkpointing of long rollouts
+  AdjointOptions adjoint;
+  std::function<void(const TrainIteration&)> on_iteration;  ///< progress callback
+};
+
+struct TrainReport {
+  std::vector<TrainIteration> history;
+  Eigen::VectorXd best;  ///< parameters with the lowest loss seen
+  double best_loss = 0.0;
+  long simulated_steps = 0;
+  int gradient_evaluations = 0;
+  std::string termination;
+};
+
+/// Minimises `loss` over `params`; on return the model and rollout hold the best parameters.
+/// A simulation that fails during the search counts as an infinite loss (Adam halves its step
+/// and retries from the best point; L-BFGS backtracks).
+TrainReport train(Simulator& sim, Rollout& rollout, const Loss& loss, const ParameterSet& params,
+                  const TrainOptions& options);
+
+/// Writes / reads parameters as text (count, then one value per line, full precision).
+void save_parameters(const std::string& file, const Eigen::VectorXd& theta);
+Eigen::VectorXd load_parameters(const std::string& file);
+
+}  // namespace softgrad

@@ -1,0 +1,87 @@
+// Creatures on the ground and training them to walk by gradients through the simulator.
+#include <doctest/doctest.h>
+
+#include "softgrad/controller.hpp"
+#include "softgrad/creatures.hpp"
+#include "softgrad/errors.hpp"
+#include "softgrad/training.hpp"
+
+namespace softgrad::test {
+namespace {
+
+struct Walk {
+  Creature creature;
+  std::unique_ptr<Simulator> sim;
+  Rollout rollout;
+};
+
+Walk walker(const Creature& c, int steps, std::shared_ptr<Controller> controller) {
+  Walk w{c, nullptr, {}};
+  SimulationOptions opt;
+  opt.dt = 0.01;
+  opt.newton.tolerance = 1e-7;  // training needs 1e-7 gradients, not 1e-11
+  opt.newton.max_iterations = 100;
+  w.sim = std::make_unique<Simulator>(c.model, opt);
+  w.rollout = rest_rollout(*w.sim, steps);
+  w.rollout.controller = std::move(controller);
+  w.rollout.controlled_term = c.muscle_term;
+  return w;
+}
+
+double travelled(const Walk& w) {
+  const DisplacementLoss loss(*w.creature.model, {}, Eigen::Vector2d::UnitX());
+  return -evaluate_loss(*w.sim, simulate(*w.sim, w.rollout), loss);
+}
+
+}  // namespace
+
+TEST_CASE("locomotion: the seed's creatures have their sizes") {
+  CreatureOptions o;
+  o.steps = 10;
+  const Creature biped = make_biped_2d(o), quad = make_quadruped_2d(o);
+  CHECK(biped.model->n_verts == 29);
+  CHECK(biped.n_muscles == 20);
+  CHECK(quad.model->n_verts == 55);
+  CHECK(quad.n_muscles == 40);
+  CHECK(quad.body_length == doctest::Approx(0.6));
+  CHECK_THROWS_WITH_AS(make_cell_creature({"##", "#"}, o), doctest::Contains("row 1"), InputError);
+  CHECK_THROWS_WITH_AS(make_cell_creature({"#x"}, o), doctest::Contains("unknown cell 'x'"),
+                       InputError);
+}
+
+TEST_CASE("locomotion: without activation a creature stands still (no net horizontal force)") {
+  CreatureOptions o;
+  o.steps = 100;
+  Walk w = walker(make_quadruped_2d(o), 100, std::make_shared<OpenLoopController>(40, 100, 0.3));
+  const double d = travelled(w);
+  MESSAGE("drift without activation: " << d << " m");
+  CHECK(std::abs(d) < 1e-6);
+}
+
+TEST_CASE("locomotion: gradient training of a gait makes the quadruped move forward") {
+  CreatureOptions o;
+  o.steps = 100;
+  auto gait = std::make_shared<SineController>(40, 0.01, 0.3, 2.0);
+  Eigen::VectorXd psi = gait->parameters();
+  for (int i = 0; i < 40; ++i) {
+    psi[i] = 1.0;                 // amplitude
+    psi[40 + i] = 0.9 * (i % 7);  // phases: a fixed, asymmetric start
+  }
+  gait->set_parameters(psi);
+  Walk w = walker(make_quadruped_2d(o), 100, gait);
+  const double before = travelled(w);
+  const DisplacementLoss loss(*w.creature.model, {}, Eigen::Vector2d::UnitX());
+  const ParameterSet params(*w.sim, w.rollout, {"controller"});
+  TrainOptions t;
+  t.iterations = 6;
+  t.learning_rate = 0.3;
+  const TrainReport r = train(*w.sim, w.rollout, loss, params, t);
+  const double after = travelled(w);
+  MESSAGE("distance in 1 s: " << before << " m before, " << after << " m after "
+                              << r.gradient_evaluations << " gradients (" << r.simulated_steps
+                              << " simulated steps, " << r.history.back().seconds << " s)");
+  CHECK(after > before + 0.02);  // 2 cm more in 1 s: a third of a cell per second
+  CHECK(-r.best_loss == doctest::Approx(after).epsilon(1e-9));
+}
+
+}  // namespace softgrad::test
