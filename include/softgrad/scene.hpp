@@ -1,15 +1,19 @@
 /// @file scene.hpp
-/// Scenes: a JSON file -> a Model, simulation options, duration and outputs. The format is
-/// documented in scenes/README.md. Every problem is an InputError naming the file and the JSON
-/// path (a JSON pointer such as /bodies/0/material/poisson) and saying how to fix it.
+/// Scenes: a JSON file -> a Model, simulation options, duration, outputs, and optionally an
+/// initial velocity, a loss and the parameters to differentiate it by (for `softgrad grad`).
+/// The format is documented in scenes/README.md. Every problem is an InputError naming the file
+/// and the JSON path (a JSON pointer such as /bodies/0/material/poisson) and saying how to fix it.
 #pragma once
 
 #include <filesystem>
 #include <memory>
 #include <string>
+#include <vector>
 
+#include "softgrad/loss.hpp"
 #include "softgrad/model.hpp"
 #include "softgrad/simulator.hpp"
+#include "softgrad/trajectory.hpp"
 
 namespace softgrad {
 
@@ -29,6 +33,20 @@ struct Scene {
   int steps = 100;            ///< round(duration / dt)
   bool static_solve = false;  ///< "mode": "static"
   OutputOptions output;
+  /// Initial velocities (n_dofs) [m/s] from "initial"; zero at kinematic dofs. Empty: at rest.
+  Eigen::VectorXd initial_velocity;
+  /// The scene's "loss" (a SumLoss of its entries); null when it declares none.
+  std::shared_ptr<const Loss> loss;
+  /// The fewest steps for which every loss entry applies at least once (0 when all apply at the
+  /// final state): a run cut shorter (--steps) would leave an entry out.
+  int loss_min_steps = 0;
+  /// The scene's "parameters": names a ParameterSet accepts (validated at load time).
+  std::vector<std::string> parameters;
+
+  /// The rollout the scene describes for a simulator built from its model and options: the rest
+  /// state with the initial velocity, `steps` steps; a static scene is one equilibrium at the
+  /// final load time steps * dt.
+  Rollout rollout(const Simulator& sim) const;
 };
 
 /// Reads and validates a scene file. Relative mesh paths resolve against the file's folder.

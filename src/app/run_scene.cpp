@@ -118,8 +118,9 @@ RunResult run_scene(const Scene& scene, const RunOptions& options) {
   }
   result.setup_time_s = seconds_since(setup_start);
 
-  // The rest state, then the steps.
+  // The rest state with the scene's initial velocity, then the steps.
   State s = sim.rest_state();
+  s.v = scene.rollout(sim).initial.v;
   result.initial_kinetic_energy = sim.kinetic_energy(s.v);
   result.initial_potential_energy = sim.potential_energy(s.x);
   FrameWriter* writer = frames ? &*frames : nullptr;

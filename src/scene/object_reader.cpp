@@ -171,6 +171,22 @@ std::vector<int> ObjectReader::integers(const char* key, int n) const {
   return out;
 }
 
+std::vector<std::string> ObjectReader::strings(const char* key) const {
+  spec(key);
+  if (!has(key)) return {};
+  const Json& j = at(key);
+  if (!j.is_array()) fail(key, "expected a list of strings, got " + describe_json(j));
+  std::vector<std::string> out;
+  for (size_t k = 0; k < j.size(); ++k) {
+    if (!j[k].is_string()) {
+      fail_at(*src_, child_pointer(path(key), std::to_string(k)),
+              "expected a string, got " + describe_json(j[k]));
+    }
+    out.push_back(j[k].get<std::string>());
+  }
+  return out;
+}
+
 ObjectReader ObjectReader::object(const char* key, const Section& section) const {
   spec(key);
   if (!has(key)) return ObjectReader(*src_, empty_object(), path(key), section);

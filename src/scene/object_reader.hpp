@@ -39,6 +39,8 @@ class ObjectReader {
   Eigen::VectorXd vector(const char* key, int n, const Eigen::VectorXd& fallback) const;
   /// Integers of any length (n < 0) or exactly n.
   std::vector<int> integers(const char* key, int n = -1) const;
+  /// A list of strings; an absent optional list is empty.
+  std::vector<std::string> strings(const char* key) const;
   /// The nested section; an absent optional one reads as {}.
   ObjectReader object(const char* key, const Section& section) const;
   /// The list's entries; an absent optional list is empty.

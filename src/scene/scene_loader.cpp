@@ -9,6 +9,8 @@
 #include "bodies.hpp"
 #include "object_reader.hpp"
 #include "regions.hpp"
+#include "rollout.hpp"
+#include "scene_loss.hpp"
 #include "schema.hpp"
 #include "softgrad/errors.hpp"
 #include "softgrad/log.hpp"
@@ -248,6 +250,13 @@ Scene build_scene(const Json& j, const Source& src, const std::filesystem::path&
   if (alpha > 0 || beta > 0) add_damping(*model, alpha, beta);
   read_boundary(top, *model);
   scene.model = std::move(model);
+
+  // What softgrad grad needs: the initial state, the loss, the parameters.
+  detail::read_initial(top, scene);
+  const detail::StepGrid grid{scene.options.dt, scene.static_solve ? 1 : scene.steps,
+                              scene.static_solve};
+  scene.loss = detail::read_loss(top, *scene.model, grid, scene.loss_min_steps);
+  detail::read_parameters(top, scene);
   return scene;
 }
 

@@ -39,13 +39,18 @@ std::string type_text(const KeySpec& k) {
       return "\"fixed\"|object";
     case KeyType::BodyRef:
       return "name|index";
+    case KeyType::Time:
+      return "number|\"final\"";
+    case KeyType::Strings:
+      return "[strings]";
   }
   return "";
 }
 
 std::string range_text(const KeySpec& k) {
   const bool numeric = k.type == KeyType::Number || k.type == KeyType::Integer ||
-                       k.type == KeyType::Vector || k.type == KeyType::Integers;
+                       k.type == KeyType::Vector || k.type == KeyType::Integers ||
+                       k.type == KeyType::Time;
   return numeric && k.range.text() != "any" ? k.range.text() : "";
 }
 
@@ -93,8 +98,8 @@ std::string scene_reference() {
   std::ostringstream os;
   os << "softgrad scene reference\n"
         "A scene is one JSON object. Sections are named by JSON pointer (* is a list index);\n"
-        "'region' sections appear under /boundary/* and /forces/*. Units are SI; unknown keys\n"
-        "are errors; relative mesh paths resolve against the scene file's folder.\n";
+        "'region' sections appear under /boundary/*, /forces/*, /initial and /loss/*. Units are\n"
+        "SI; unknown keys are errors; relative paths resolve against the scene file's folder.\n";
   for (const detail::Section* section : detail::schema::all()) {
     os << "\n" << (section->path[0] ? section->path : "/") << " - " << section->title << "\n";
     std::vector<std::vector<std::string>> rows{

@@ -38,6 +38,15 @@ constexpr KeySpec kTopKeys[] = {
     {"bodies", List, "", {}, "", nullptr, "the deformable bodies (at least one), see /bodies/*"},
     {"boundary", List, "", {}, "", "[]", "kinematic constraints, see /boundary/*"},
     {"forces", List, "", {}, "", "[]", "external forces, see /forces/*"},
+    {"initial", Object, "", {}, "", "{}", "the initial state, see /initial"},
+    {"loss", List, "", {}, "", "[]", "terms of a loss for softgrad grad, see /loss/*"},
+    {"parameters",
+     Strings,
+     "",
+     {},
+     "",
+     "[]",
+     "what softgrad grad differentiates by (softgrad params SCENE lists the names)"},
     {"output", Object, "", {}, "", "{}", "what a run writes, see /output"},
 };
 
@@ -205,6 +214,51 @@ constexpr KeySpec kForceKeys[] = {
     {"acceleration", Vector, "m/s^2", kAnyNumber, "", "", "added to gravity (body only)"},
 };
 
+constexpr KeySpec kInitialKeys[] = {
+    {"velocity", Vector, "m/s", kAnyNumber, "", "[0, 0(, 0)]",
+     "initial velocity of the selected vertices (kinematic ones excepted)"},
+    {"region", Object, "", {}, "", "", "the vertices that get the velocity; default all"},
+};
+
+constexpr KeySpec kLossKeys[] = {
+    {"type",
+     Choice,
+     "",
+     {},
+     "position|center_of_mass|trajectory",
+     nullptr,
+     "position: vertices to targets; center_of_mass: the centre of mass (or its velocity) to a "
+     "target; trajectory: vertices to a reference trajectory from a file"},
+    {"region",
+     Object,
+     "",
+     {},
+     "",
+     "",
+     "the vertices (position: this or vertex; center_of_mass: default all)"},
+    {"vertex", Integer, "", kNonNegative, "", "", "one vertex, model numbering (position)"},
+    {"time", Time, "s", kNonNegative, "", "final",
+     "when the term applies: a time on a step (t = n dt), or \"final\" (position, "
+     "center_of_mass)"},
+    {"target", Vector, "m", kAnyNumber, "", "",
+     "the point each selected vertex should reach (position: this or offset)"},
+    {"offset", Vector, "m", kAnyNumber, "", "",
+     "target = rest position + offset, per vertex (position)"},
+    {"position", Vector, "m", kAnyNumber, "", "", "target of the centre of mass (center_of_mass)"},
+    {"velocity", Vector, "m/s", kAnyNumber, "", "",
+     "target of the centre-of-mass velocity (center_of_mass)"},
+    {"file",
+     String,
+     "",
+     {},
+     "",
+     "",
+     "CSV reference, relative to the scene: a header 'step' or 'time', 'vertex', 'x', 'y'(, "
+     "'z'), then one row per vertex and state (trajectory)"},
+    {"weight", Number, "", kNonNegative, "", "1",
+     "w in w/2 |x - target|^2, summed over vertices (and states)"},
+};
+
 size_t edit_distance(const std::string& a, const std::string& b) {
   std::vector<size_t> row(b.size() + 1);
   for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
@@ -243,11 +297,14 @@ const Section translate{"motion/translate", "x(t) = X + velocity (t - start)", k
 const Section rotate{"motion/rotate", "rotation by angular_velocity (t - start) about the axis",
                      kRotateKeys};
 const Section force{"/forces/*", "an external force", kForceKeys};
+const Section initial{"/initial", "the initial state (positions are the rest positions)",
+                      kInitialKeys};
+const Section loss{"/loss/*", "one term of the loss: w/2 |x - target|^2 summed", kLossKeys};
 
 std::span<const Section* const> all() {
   static const Section* const kAll[] = {&top,    &time,     &damping,  &solver, &output,    &body,
                                         &mesh,   &material, &boundary, &motion, &translate, &rotate,
-                                        &region, &box,      &plane,    &force};
+                                        &region, &box,      &plane,    &force,  &initial,   &loss};
   return kAll;
 }
 }  // namespace schema

@@ -47,7 +47,9 @@ enum class KeyType {
   Object,    ///< a nested section
   List,      ///< a list of objects of one section
   Motion,    ///< "fixed" or an object
-  BodyRef    ///< a body name or a 0-based body index
+  BodyRef,   ///< a body name or a 0-based body index
+  Time,      ///< a time in s that falls on a step, or "final"
+  Strings    ///< a list of strings
 };
 
 /// One key of a section. `default_text` is nullptr for a required key, "" for an optional key
@@ -76,7 +78,7 @@ struct Section {
 /// The scene's sections, in document order (the reference prints them in this order).
 namespace schema {
 extern const Section top, time, damping, solver, output, body, mesh, material, boundary, region,
-    box, plane, motion, translate, rotate, force;
+    box, plane, motion, translate, rotate, force, initial, loss;
 std::span<const Section* const> all();
 }  // namespace schema
 

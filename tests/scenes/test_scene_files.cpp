@@ -127,6 +127,24 @@ TEST_CASE("scenes/scene_files: the squashed block's top plate moves down") {
   CHECK(moved(scene, s, Eigen::Vector3d(0.1, 0.1, 0.1))[1] < 0.1);
 }
 
+TEST_CASE("scenes/scene_files: the gradient cantilever declares a loss and parameters") {
+  const Scene scene = load("cantilever_gradient");
+  REQUIRE(scene.loss);
+  CHECK(scene.loss_min_steps == 20);  // the centre-of-mass term at t = 0.2 s
+  CHECK(scene.parameters == std::vector<std::string>{"youngs", "poisson", "damping.alpha", "v0"});
+  // Thrown upwards: the free vertices start at 0.5 m/s, the clamped ones at rest.
+  CHECK(scene.initial_velocity[3 * vertex_near(*scene.model, Eigen::Vector3d(0.5, 0, 0)) + 1] ==
+        0.5);
+  CHECK(scene.initial_velocity.segment<3>(0) == Eigen::Vector3d::Zero());
+  // At rest the tip is 3 cm above its target: the position term alone is 4 w/2 (0.03)^2.
+  State rest;
+  rest.x = scene.model->X;
+  rest.v = Eigen::VectorXd::Zero(rest.x.size());
+  CHECK(scene.loss->evaluate(scene.steps, scene.steps, rest, nullptr, nullptr) ==
+        doctest::Approx(4 * 50 * 0.03 * 0.03));
+  smoke(scene);
+}
+
 TEST_CASE("scenes/scene_files: the armadillo loads and takes a step" *
           doctest::test_suite("slow")) {
   const auto start = std::chrono::steady_clock::now();

@@ -12,12 +12,14 @@ TEST_CASE("scenes/scene_reference: lists every section, key and material") {
        {"\n/ - the scene", "\n/time - ", "\n/damping - ", "\n/solver - ", "\n/output - ",
         "\n/bodies/* - ", "\n/bodies/*/mesh - ", "\n/bodies/*/material - ", "\n/boundary/* - ",
         "\n/boundary/*/motion - ", "\nmotion/translate - ", "\nmotion/rotate - ", "\nregion - ",
-        "\nregion/box - ", "\nregion/plane - ", "\n/forces/* - "}) {
+        "\nregion/box - ", "\nregion/plane - ", "\n/forces/* - ", "\n/initial - ",
+        "\n/loss/* - "}) {
     CAPTURE(section);
     CHECK(text.find(section) != std::string::npos);
   }
-  for (const char* row : {"  dt ", "  duration ", "  newton_tolerance ", "  angular_velocity ",
-                          "  acceleration ", "  generator "}) {
+  for (const char* row :
+       {"  dt ", "  duration ", "  newton_tolerance ", "  angular_velocity ", "  acceleration ",
+        "  generator ", "  parameters ", "  offset ", "  weight "}) {
     CAPTURE(row);
     CHECK(text.find(row) != std::string::npos);
   }

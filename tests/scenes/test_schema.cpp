@@ -26,9 +26,11 @@ TEST_CASE("scenes/schema: the top level must be an object") {
 }
 
 TEST_CASE("scenes/schema: an unknown key lists the valid keys and suggests the closest") {
-  CHECK(error_of(scene_json("\"gravty\": [0, 0, 0]")) ==
-        "inline.json: /gravty: unknown key 'gravty'; did you mean 'gravity'? valid keys: name, "
-        "description, dim, mode, time, gravity, damping, solver, bodies, boundary, forces, output");
+  CHECK(
+      error_of(scene_json("\"gravty\": [0, 0, 0]")) ==
+      "inline.json: /gravty: unknown key 'gravty'; did you mean 'gravity'? valid keys: name, "
+      "description, dim, mode, time, gravity, damping, solver, bodies, boundary, forces, initial, "
+      "loss, parameters, output");
   CHECK(error_of(R"({"bodies": [{"mesh": {}, "materal": {}}]})") ==
         "inline.json: /bodies/0/materal: unknown key 'materal'; did you mean 'material'? valid "
         "keys: name, mesh, material, density");
