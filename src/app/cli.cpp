@@ -56,15 +56,20 @@ int run_cli(const std::vector<std::string>& args, const Console& c) {
     program.require_subcommand(1);
     program.failure_message(usage_error);
     program.footer("Run 'softgrad <command> --help' for the options of a command.\n");
-    const std::vector<Command> commands = {add_run_command(program), add_static_command(program),
-                                           add_scene_help_command(program),
-                                           add_materials_command(program)};
+    const std::vector<Command> commands = {
+        add_run_command(program),      add_static_command(program),
+        add_grad_command(program),     add_gradcheck_command(program),
+        add_params_command(program),   add_scene_help_command(program),
+        add_materials_command(program)};
     int code = kExitOk;
     const Command* chosen = parse(program, commands, args, c, code);
     return chosen ? chosen->execute(c) : code;
   } catch (const InputError& e) {
     c.err << "softgrad: error: " << e.what() << std::endl;
     return kExitInputError;
+  } catch (const ConvergenceError& e) {
+    c.err << "softgrad: error: " << e.what() << std::endl;
+    return kExitNewtonFailed;
   } catch (const InternalError& e) {
     c.err << "softgrad: internal error: " << e.what() << std::endl;
   } catch (const std::bad_alloc&) {

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "app/console.hpp"
+#include "softgrad/scene.hpp"
 
 namespace CLI {
 class App;
@@ -24,6 +25,14 @@ struct Command {
 Command add_run_command(CLI::App& program);
 /// `static SCENE [--out DIR] [--solver S] [--threads N] [--quiet|--verbose]`
 Command add_static_command(CLI::App& program);
+/// `grad SCENE [--params a,b] [--out FILE] [--checkpoint K] [--adjoint-solver S] [--steps N]
+///  [--solver S] [--threads N] [--quiet|--verbose]`: the adjoint gradient of the scene's loss.
+Command add_grad_command(CLI::App& program);
+/// `gradcheck SCENE [the options of grad but --out] [--entries N] [--step H] [--tolerance T]
+///  [--newton-tolerance T]`: the adjoint gradient against finite differences.
+Command add_gradcheck_command(CLI::App& program);
+/// `params SCENE`: the parameters a scene offers to differentiate by.
+Command add_params_command(CLI::App& program);
 /// `scene-help`: the scene file reference.
 Command add_scene_help_command(CLI::App& program);
 /// `materials`: the registered material models and their parameters.
@@ -32,5 +41,9 @@ Command add_materials_command(CLI::App& program);
 /// The text `softgrad materials` prints: each registered model with its properties and a table
 /// of its parameters (key, unit, valid range, default, description).
 std::string materials_text();
+
+/// The text `softgrad params SCENE` prints: every selectable parameter name with its
+/// description, and the scene's own selection.
+std::string params_text(const Scene& scene);
 
 }  // namespace softgrad::app

@@ -1,12 +1,15 @@
-// `softgrad scene-help` and `softgrad materials`: reference text.
+// `softgrad scene-help`, `softgrad materials` and `softgrad params`: reference text.
 #include <CLI/CLI.hpp>
 #include <cstdio>
+#include <memory>
 #include <ostream>
 #include <sstream>
 
 #include "app/commands.hpp"
+#include "app/gradient_problem.hpp"
 #include "softgrad/errors.hpp"
 #include "softgrad/material_model.hpp"
+#include "softgrad/parameters.hpp"
 #include "softgrad/scene.hpp"
 
 namespace softgrad::app {
@@ -54,6 +57,43 @@ std::string materials_text() {
     append_model(os, *m);
   }
   return os.str();
+}
+
+std::string params_text(const Scene& scene) {
+  // Listing names needs a simulator but no factorisation: a matrix-free one is cheapest.
+  SimulationOptions options = scene.options;
+  options.linear.kind = "matfree";
+  options.linear.preconditioner = "jacobi";
+  const Simulator sim(scene.model, options);
+  std::vector<std::vector<std::string>> rows{{"name", "description"}};
+  for (const auto& [name, what] : ParameterSet::available(sim, scene.rollout(sim)))
+    rows.push_back({name, what});
+  std::ostringstream os;
+  os << "Parameters of " << scene.name
+     << " (for --params of grad and gradcheck, or the scene's \"parameters\"):\n"
+     << aligned_table(rows)
+     << "A group name alone (\"youngs\") selects it when only one term has it; \"[]\" after a "
+        "per-element\ngroup (\"youngs[]\") makes it a field, one value per element.\n";
+  if (scene.parameters.empty()) {
+    os << "The scene selects none.\n";
+  } else {
+    os << "The scene selects:";
+    for (const std::string& name : scene.parameters) os << " " << name;
+    os << "\n";
+  }
+  return os.str();
+}
+
+Command add_params_command(CLI::App& program) {
+  auto scene_file = std::make_shared<std::string>();
+  CLI::App* cmd = program.add_subcommand(
+      "params", "List the parameters a scene can be differentiated by, with descriptions");
+  cmd->add_option("SCENE", *scene_file, "Scene file (.json)")->type_name("FILE")->required();
+  return {cmd, [scene_file](const Console& c) {
+            LogRedirect logs(c, Verbosity::Normal);
+            c.out << params_text(load_scene(*scene_file)) << std::flush;
+            return 0;
+          }};
 }
 
 Command add_scene_help_command(CLI::App& program) {

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <cstdio>
 #include <ostream>
+#include <utility>
 
 namespace softgrad::app {
 namespace {
@@ -33,8 +34,11 @@ Progress::Style Progress::choose(Verbosity verbosity, bool is_terminal) {
   return is_terminal ? Style::Bar : Style::Lines;
 }
 
-Progress::Progress(std::ostream& os, Style style, int total_steps)
-    : os_(os), style_(total_steps > 0 ? style : Style::None), total_(total_steps) {}
+Progress::Progress(std::ostream& os, Style style, int total_steps, std::string unit)
+    : os_(os),
+      style_(total_steps > 0 ? style : Style::None),
+      total_(total_steps),
+      unit_(std::move(unit)) {}
 
 Progress::~Progress() { finish(); }
 
@@ -42,7 +46,7 @@ std::string Progress::rate_and_eta(int done, double elapsed_s, const char* separ
   const double rate = elapsed_s > 0.0 ? done / elapsed_s : 0.0;
   const double eta = rate > 0.0 ? (total_ - done) / rate : -1.0;
   char buf[64];
-  std::snprintf(buf, sizeof buf, "%.3g steps/s", rate);
+  std::snprintf(buf, sizeof buf, "%.3g %ss/s", rate, unit_.c_str());
   return std::string(buf) + separator + "ETA " + format_duration(eta);
 }
 
@@ -54,7 +58,7 @@ void Progress::update(int done, double elapsed_s) {
     const int tenth = static_cast<int>(10LL * done / total_);
     if (tenth <= last_tenth_) return;
     last_tenth_ = tenth;
-    os_ << "softgrad: step " << done << "/" << total_ << " (" << percent << "%), "
+    os_ << "softgrad: " << unit_ << " " << done << "/" << total_ << " (" << percent << "%), "
         << rate_and_eta(done, elapsed_s, ", ") << std::endl;
     return;
   }

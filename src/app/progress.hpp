@@ -24,8 +24,9 @@ class Progress {
   /// The style for a verbosity and a stream: None when quiet, Bar on a terminal, else Lines.
   static Style choose(Verbosity verbosity, bool is_terminal);
 
-  /// Reports on `os` for a run of `total_steps` steps. @pre total_steps >= 0.
-  Progress(std::ostream& os, Style style, int total_steps);
+  /// Reports on `os` for a run of `total_steps` steps. @pre total_steps >= 0. `unit` names what
+  /// is counted ("step": "step 3/10", "steps/s"; "run": "run 3/10", "runs/s").
+  Progress(std::ostream& os, Style style, int total_steps, std::string unit = "step");
   ~Progress();
   Progress(const Progress&) = delete;
   Progress& operator=(const Progress&) = delete;
@@ -45,6 +46,7 @@ class Progress {
   std::ostream& os_;
   Style style_;
   int total_;
+  std::string unit_;
   bool drawn_ = false;         // the bar is on screen
   double last_draw_s_ = -1.0;  // elapsed time of the last drawing
   int last_tenth_ = 0;         // Lines: the last tenth reported

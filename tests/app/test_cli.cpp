@@ -42,7 +42,9 @@ TEST_CASE("app/cli: usage errors print 'softgrad: error:' and exit with 1") {
     const char* says;
   } cases[] = {
       {{}, "subcommand"},
-      {{"simulate"}, "unknown command 'simulate'; commands: run static scene-help materials"},
+      {{"simulate"},
+       "unknown command 'simulate'; commands: run static grad gradcheck params scene-help "
+       "materials"},
       {{"run"}, "SCENE is required"},
       {{"run", "a.json", "--solver", "lu"}, "lu"},
       {{"run", "a.json", "--threads", "0"}, "--threads"},
@@ -65,7 +67,8 @@ TEST_CASE("app/cli: usage errors print 'softgrad: error:' and exit with 1") {
 TEST_CASE("app/cli: --help and --version print on stdout and exit with 0") {
   const Outcome top = cli({"--help"});
   CHECK(top.code == 0);
-  for (const char* command : {"run", "static", "scene-help", "materials"})
+  for (const char* command :
+       {"run", "static", "grad", "gradcheck", "params", "scene-help", "materials"})
     CHECK(contains(top.out, command));
   const Outcome run = cli({"run", "--help"});
   CHECK(run.code == 0);
