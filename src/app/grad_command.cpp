@@ -20,13 +20,8 @@ struct GradArgs {
 // "<scene>: loss L after T steps of dt s; N parameters".
 std::string headline(const GradientProblem& p, double loss) {
   char line[256];
-  if (p.rollout.static_solve) {
-    std::snprintf(line, sizeof line, "%s: loss %.9e at the static equilibrium; %d parameters\n",
-                  p.scene.name.c_str(), loss, p.params.size());
-  } else {
-    std::snprintf(line, sizeof line, "%s: loss %.9e after %d steps of %g s; %d parameters\n",
-                  p.scene.name.c_str(), loss, p.rollout.steps, p.scene.options.dt, p.params.size());
-  }
+  std::snprintf(line, sizeof line, "%s: loss %.9e %s; %d parameter%s\n", p.scene.name.c_str(), loss,
+                rollout_text(p).c_str(), p.params.size(), p.params.size() == 1 ? "" : "s");
   return line;
 }
 

@@ -26,11 +26,12 @@ void print_setup(const Console& c, const GradientProblem& p, const GradcheckOpti
   char line[512];
   std::snprintf(
       line, sizeof line,
-      "gradcheck %s: loss %.9e after %d steps; %d parameters\n"
+      "gradcheck %s: loss %.9e %s; %d parameter%s\n"
       "  central differences of the re-simulated loss, h = %g max(max_block |theta|, %g)\n"
       "  Newton tolerance %g for every run, the adjoint's included (the scene's: %g)\n",
-      p.scene.name.c_str(), loss, p.rollout.static_solve ? 1 : p.rollout.steps, p.params.size(),
-      o.step, o.floor, p.scene.options.newton.tolerance, p.scene_newton_tolerance);
+      p.scene.name.c_str(), loss, rollout_text(p).c_str(), p.params.size(),
+      p.params.size() == 1 ? "" : "s", o.step, o.floor, p.scene.options.newton.tolerance,
+      p.scene_newton_tolerance);
   c.out << line << std::flush;
 }
 

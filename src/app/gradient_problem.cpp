@@ -151,6 +151,14 @@ GradientRun run_gradient(GradientProblem& p, int checkpoint, const std::string& 
   return run;
 }
 
+std::string rollout_text(const GradientProblem& p) {
+  if (p.rollout.static_solve) return "at the static equilibrium";
+  std::ostringstream os;
+  os << "after " << p.rollout.steps << (p.rollout.steps == 1 ? " step" : " steps") << " of "
+     << p.scene.options.dt << " s";
+  return os.str();
+}
+
 std::string gradient_table(const GradientProblem& p, const Eigen::VectorXd& g, int max_rows) {
   std::vector<std::vector<std::string>> rows{{"parameter", "value", "dL/dtheta"}};
   for (const ParameterSet::Block& b : p.params.blocks()) {
@@ -174,7 +182,7 @@ std::string format_bytes(std::size_t bytes) {
 std::string adjoint_report_text(const GradientRun& run) {
   const AdjointReport& r = run.result.report;
   std::ostringstream os;
-  os << "adjoint: " << r.backend << ", " << r.steps << " steps";
+  os << "adjoint: " << r.backend << ", " << r.steps << (r.steps == 1 ? " step" : " steps");
   if (r.linear_iterations > 0) os << ", " << r.linear_iterations << " CG iterations";
   os << "\n  time:   backward " << number("%.3g", r.backward_seconds) << " s";
   if (r.recomputed_steps > 0) {

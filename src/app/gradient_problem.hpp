@@ -60,6 +60,9 @@ struct GradientRun {
 /// @throws ConvergenceError if a forward step fails under FailurePolicy::Stop.
 GradientRun run_gradient(GradientProblem& p, int checkpoint, const std::string& adjoint_solver);
 
+/// "after 30 steps of 0.01 s", "after 1 step of 0.01 s" or "at the static equilibrium".
+std::string rollout_text(const GradientProblem& p);
+
 /// The parameter table: label, value and gradient per entry; blocks of more than `max_rows`
 /// entries as one summary row (norm of the values; norm of the gradient, max |entry| and where).
 std::string gradient_table(const GradientProblem& p, const Eigen::VectorXd& gradient,
