@@ -28,7 +28,9 @@ double block_scale(const Eigen::VectorXd& theta, const ParameterSet::Block& b, d
 }
 
 // The block entries to check: all of a small block; else the largest gradient and others spread
-// evenly over the entries whose gradient is at least 1e-3 of it.
+// evenly over the entries whose gradient is at least a tenth of it. (Smaller entries are
+// checked by the random direction: on their own, their differences drown in the round-off of
+// the loss that the larger ones set.)
 std::vector<int> sample_entries(const Eigen::VectorXd& gradient, int n) {
   const int size = static_cast<int>(gradient.size());
   std::vector<int> picks;
@@ -41,7 +43,7 @@ std::vector<int> sample_entries(const Eigen::VectorXd& gradient, int n) {
   picks.push_back(static_cast<int>(best));
   std::vector<int> candidates;
   for (int i = 0; i < size; ++i)
-    if (std::abs(gradient[i]) >= 1e-3 * max) candidates.push_back(i);
+    if (std::abs(gradient[i]) >= 0.1 * max) candidates.push_back(i);
   const size_t m = candidates.size();
   for (int k = 0; k < n && static_cast<int>(picks.size()) < n; ++k) {
     const int c = candidates[static_cast<size_t>((k + 0.5) * static_cast<double>(m) / n)];

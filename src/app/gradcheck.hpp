@@ -51,7 +51,7 @@ using RunProgress = std::function<void(int done, int total)>;
 
 /// Checks `run`'s gradient (computed on p at p.theta) against central differences: every entry
 /// of blocks with at most options.entries values; for larger blocks, the entry of largest
-/// gradient and others evenly spread over those with a gradient above 1e-3 of it; and one
+/// gradient and others evenly spread over those with a gradient above a tenth of it; and one
 /// random direction (d_i = u(-1, 1) s) per block of more than one value. Restores p.theta.
 /// @throws ConvergenceError if a perturbed run fails; InputError if no difference is possible.
 GradcheckResult gradcheck(GradientProblem& p, const GradientResult& run,
