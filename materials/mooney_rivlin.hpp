@@ -44,6 +44,17 @@ struct MooneyRivlin {
     return p[0] * (pow(J, -2.0 / 3.0) * I1 - 3.0) + p[1] * (pow(J, -4.0 / 3.0) * I2 - 3.0) +
            0.5 * p[2] * J_minus_one * J_minus_one;
   }
+
+  /// The same density in the invariants of ad/invariants.hpp (I_1 = I_C, I_2 = (I_C^2 - II_C)/2,
+  /// J; plane strain in 2D), which is what the library differentiates.
+  template <class T, class P>
+  SOFTGRAD_HD static T psi_invariants(const T& I_C, const T& II_C, const T& J, const P* p) {
+    using std::pow;
+    const T I2 = 0.5 * (I_C * I_C - II_C);
+    const T J_minus_one = J - 1.0;
+    return p[0] * (pow(J, -2.0 / 3.0) * I_C - 3.0) + p[1] * (pow(J, -4.0 / 3.0) * I2 - 3.0) +
+           0.5 * p[2] * J_minus_one * J_minus_one;
+  }
 };
 
 }  // namespace softgrad

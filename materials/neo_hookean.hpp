@@ -27,6 +27,17 @@ struct NeoHookean {
     // ||F||^2 - d equals I_C - 3 in plane strain too.
     return 0.5 * mu * (squared_norm(F) - double(d)) - mu * log_J + 0.5 * lambda * log_J * log_J;
   }
+
+  /// The same density in the invariants of ad/invariants.hpp (I_C = ||F||^2, J = det F, plane
+  /// strain in 2D), which is what the library differentiates.
+  template <class T, class P>
+  SOFTGRAD_HD static T psi_invariants(const T& I_C, const T& /*II_C*/, const T& J, const P* p) {
+    using std::log;
+    const P mu = lame_mu(p[0], p[1]);
+    const P lambda = lame_lambda(p[0], p[1]);
+    const T log_J = log(J);
+    return 0.5 * mu * (I_C - 3.0) - mu * log_J + 0.5 * lambda * log_J * log_J;
+  }
 };
 
 }  // namespace softgrad

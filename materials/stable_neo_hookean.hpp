@@ -35,6 +35,21 @@ struct StableNeoHookean {
     return 0.5 * mu_s * (I_C - 3.0) + 0.5 * lambda_s * J_minus_alpha * J_minus_alpha -
            0.5 * mu_s * log(I_C + 1.0) + 0.5 * mu_s * log(4.0) - 0.5 * mu * mu / lambda_s;
   }
+
+  /// The same density in the invariants of ad/invariants.hpp (I_C, J; plane strain in 2D), which
+  /// is what the library differentiates.
+  template <class T, class P>
+  SOFTGRAD_HD static T psi_invariants(const T& I_C, const T& /*II_C*/, const T& J, const P* p) {
+    using std::log;
+    const P mu = lame_mu(p[0], p[1]);
+    const P lambda = lame_lambda(p[0], p[1]);
+    const P mu_s = (4.0 / 3.0) * mu;
+    const P lambda_s = lambda + (5.0 / 6.0) * mu;
+    const P alpha = 1.0 + mu / lambda_s;
+    const T J_minus_alpha = J - alpha;
+    return 0.5 * mu_s * (I_C - 3.0) + 0.5 * lambda_s * J_minus_alpha * J_minus_alpha -
+           0.5 * mu_s * log(I_C + 1.0) + 0.5 * mu_s * log(4.0) - 0.5 * mu * mu / lambda_s;
+  }
 };
 
 }  // namespace softgrad

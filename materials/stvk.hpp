@@ -24,6 +24,16 @@ struct StVenantKirchhoff {
     const T tr_E = trace(E);
     return mu * squared_norm(E) + 0.5 * lambda * tr_E * tr_E;
   }
+
+  /// The same density in the invariants of ad/invariants.hpp (plane strain in 2D), which is what
+  /// the library differentiates: ||E||^2 = (II_C - 2 I_C + 3) / 4, tr E = (I_C - 3) / 2.
+  template <class T, class P>
+  SOFTGRAD_HD static T psi_invariants(const T& I_C, const T& II_C, const T& /*J*/, const P* p) {
+    const P mu = lame_mu(p[0], p[1]);
+    const P lambda = lame_lambda(p[0], p[1]);
+    const T tr_E = 0.5 * (I_C - 3.0);
+    return 0.25 * mu * (II_C - 2.0 * I_C + 3.0) + 0.5 * lambda * tr_E * tr_E;
+  }
 };
 
 }  // namespace softgrad

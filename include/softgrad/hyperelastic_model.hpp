@@ -243,14 +243,14 @@ class HyperelasticModel final : public MaterialModel {
   bool stress_impl(const double* F, const double* p, double* P) const {
     if (!ad::admissible<Material>(as_mat<d>(F))) return false;
     double psi = 0.0;
-    return ad::gradient<d * d, kParamCount>(ad::DensityFunction<Material, d>{}, F, p, psi, P);
+    return ad::density_gradient<Material>(as_mat<d>(F), p, psi, P);
   }
   template <int d>
   bool stress_differential_impl(const double* F, const double* p, double* dP_dF) const {
     if (!ad::admissible<Material>(as_mat<d>(F))) return false;
     double psi = 0.0;
     double P[d * d];
-    return ad::hessian<d * d, kParamCount>(ad::DensityFunction<Material, d>{}, F, p, psi, P, dP_dF);
+    return ad::density_hessian<Material>(as_mat<d>(F), p, psi, P, dP_dF);
   }
 };
 

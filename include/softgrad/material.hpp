@@ -14,6 +14,16 @@
 ///   4. `static constexpr bool kAllowsInversion`: false when psi is undefined for det F <= 0
 ///      (log-based models); the library then reports those elements as inverted, and the
 ///      line search rejects steps that invert them.
+///   5. optionally, for an isotropic density, the same density in the invariants of
+///      ad/invariants.hpp (I_C = ||F||^2, II_C = ||F^T F||^2, J = det F; in 2D those of the
+///      plane-strain 3 x 3 gradient, so one formula serves both dimensions):
+///
+///        template <class T, class P>
+///        SOFTGRAD_HD static T psi_invariants(const T& I_C, const T& II_C, const T& J, const P* p);
+///
+///      The library then differentiates this function of three variables instead of psi(F) of
+///      d^2 (two to three times faster gradients and Hessians) and applies the fixed derivatives of
+///      the invariants itself; psi(F) stays the definition (values; the tests check both agree).
 /// Everything else (gradients, Hessians, projections, parameter derivatives, assembly, GPU) is
 /// shared code: see hyperelastic_model.hpp and materials/README.md.
 #pragma once

@@ -4,14 +4,18 @@
 /// For an element with rest-shape matrix Dm (columns X_a - X_0) and rest volume V, the
 /// deformation gradient is F = sum_a x_a (x) G_a with shape-function gradients G_{a+1} = row a
 /// of Dm^{-1} and G_0 = -sum_a G_a, and the element energy is E = V psi(F; p). AD differentiates
-/// psi with respect to F only (d^2 inputs); the chain rule through the constant dF/dx is applied
-/// here once, exploiting its Kronecker structure (O(N^2 d) instead of O(N^2 d^2) for the Hessian).
+/// psi with respect to F only (d^2 inputs), or, for a material with an invariant form
+/// psi_invariants(I_C, II_C, J, p), with respect to the three invariants only (invariants.hpp).
+/// The chain rule through the constant dF/dx is applied here once, exploiting its Kronecker
+/// structure (O(N^2 d) instead of O(N^2 d^2) for the Hessian).
 #pragma once
 
 #include <cmath>
+#include <concepts>
 #include <limits>
 
 #include "softgrad/ad/derivatives.hpp"
+#include "softgrad/ad/invariants.hpp"
 #include "softgrad/ad/psd_projection.hpp"
 #include "softgrad/material.hpp"
 
@@ -81,6 +85,107 @@ struct DensityFunction {
   }
 };
 
+/// True if the material also gives its density as psi_invariants(I_C, II_C, J, p) (material.hpp).
+template <class Material>
+concept HasInvariantForm = requires(const double* p) {
+  { Material::psi_invariants(1.0, 1.0, 1.0, p) } -> std::convertible_to<double>;
+};
+
+/// psi and P = dpsi/dF (row-major) at F. Returns false if the tape overflowed.
+template <class Material, int d>
+SOFTGRAD_HD bool density_gradient(const Mat<double, d, d>& F, const double* p, double& psi,
+                                  double* P) {
+  constexpr int M = kNumParams<Material>;
+  if constexpr (HasInvariantForm<Material>) {
+    const InvariantBasis<d> b = invariant_basis(F);
+    double dpsi[3];
+    if (!gradient<3, M>(InvariantDensityFunction<Material>{}, b.I, p, psi, dpsi)) return false;
+    invariant_stress(b, dpsi, P);
+    return true;
+  } else {
+    return gradient<d * d, M>(DensityFunction<Material, d>{}, F.a, p, psi, P);
+  }
+}
+
+/// psi, P and A = dP/dF (d^2 x d^2, row-major, symmetric) at F.
+template <class Material, int d>
+SOFTGRAD_HD bool density_hessian(const Mat<double, d, d>& F, const double* p, double& psi,
+                                 double* P, double* A) {
+  constexpr int M = kNumParams<Material>;
+  if constexpr (HasInvariantForm<Material>) {
+    const InvariantBasis<d> b = invariant_basis(F);
+    double dpsi[3];
+    double d2psi[9];
+    if (!hessian<3, M>(InvariantDensityFunction<Material>{}, b.I, p, psi, dpsi, d2psi))
+      return false;
+    invariant_stress(b, dpsi, P);
+    invariant_stress_differential(b, dpsi, d2psi, A);
+    return true;
+  } else {
+    return hessian<d * d, M>(DensityFunction<Material, d>{}, F.a, p, psi, P, A);
+  }
+}
+
+/// dP = (dP/dF)[dF] at F, without forming dP/dF.
+template <class Material, int d>
+SOFTGRAD_HD bool density_hessian_vector_product(const Mat<double, d, d>& F, const double* p,
+                                                const Mat<double, d, d>& dF, double* dP) {
+  constexpr int M = kNumParams<Material>;
+  if constexpr (HasInvariantForm<Material>) {
+    const InvariantBasis<d> b = invariant_basis(F);
+    double dI[3];
+    double dpsi[3];
+    double dpsi_tangent[3];
+    invariant_differentials(b, dF, dI);
+    if (!hessian_vector_product<3, M>(InvariantDensityFunction<Material>{}, b.I, p, dI,
+                                      dpsi_tangent, dpsi))
+      return false;
+    invariant_stress_product(b, dpsi, dpsi_tangent, dF, dP);
+    return true;
+  } else {
+    return hessian_vector_product<d * d, M>(DensityFunction<Material, d>{}, F.a, p, dF.a, dP);
+  }
+}
+
+/// dpsi/dp and the mixed product d/dp (P : dF) at F (M entries each; either may be null).
+template <class Material, int d>
+SOFTGRAD_HD bool density_parameter_derivatives(const Mat<double, d, d>& F, const double* p,
+                                               const Mat<double, d, d>& dF, double* dpsi_dp,
+                                               double* mixed) {
+  constexpr int M = kNumParams<Material>;
+  if constexpr (HasInvariantForm<Material>) {
+    // P : dF = sum_k Psi_k (g_k : dF): the invariants' tangent carries dF.
+    const InvariantBasis<d> b = invariant_basis(F);
+    double dI[3];
+    invariant_differentials(b, dF, dI);
+    return parameter_derivatives<3, M>(InvariantDensityFunction<Material>{}, b.I, p, dI, dpsi_dp,
+                                       mixed);
+  } else {
+    return parameter_derivatives<d * d, M>(DensityFunction<Material, d>{}, F.a, p, dF.a, dpsi_dp,
+                                           mixed);
+  }
+}
+
+/// dP = (d^2 psi / dF dp) dp at F (d^2 entries).
+template <class Material, int d>
+SOFTGRAD_HD bool density_parameter_jvp(const Mat<double, d, d>& F, const double* p,
+                                       const double* dp, double* dP) {
+  constexpr int M = kNumParams<Material>;
+  if constexpr (HasInvariantForm<Material>) {
+    // (dP/dp) dp = sum_k ((dPsi_k/dp) dp) g_k.
+    const InvariantBasis<d> b = invariant_basis(F);
+    double dpsi_jvp[3];
+    if (!gradient_parameter_jvp<3, M>(InvariantDensityFunction<Material>{}, b.I, p, dp, nullptr,
+                                      dpsi_jvp))
+      return false;
+    invariant_stress(b, dpsi_jvp, dP);
+    return true;
+  } else {
+    return gradient_parameter_jvp<d * d, M>(DensityFunction<Material, d>{}, F.a, p, dp, nullptr,
+                                            dP);
+  }
+}
+
 /// True if psi is defined at F (det F > 0, or the material allows inversion).
 template <class Material, int d>
 SOFTGRAD_HD bool admissible(const Mat<double, d, d>& F) {
@@ -103,38 +208,59 @@ SOFTGRAD_HD ElementStatus element_gradient(const ElementShape<d>& s, const doubl
   if (!admissible<Material>(F)) return ElementStatus::Inverted;
   double P[d * d];
   double psi = 0.0;
-  if (!gradient<d * d, kNumParams<Material>>(DensityFunction<Material, d>{}, F.a, p, psi, P))
-    return ElementStatus::TapeOverflow;
+  if (!density_gradient<Material>(F, p, psi, P)) return ElementStatus::TapeOverflow;
   energy = s.volume * psi;
   apply_shape_transpose(s, P, s.volume, g);
   return ElementStatus::Ok;
 }
 
-/// H_x = V B^T A B with A = d^2 psi / dF^2 and B = dF/dx, using B's Kronecker structure.
+/// H_x = V B^T A B with A = d^2 psi / dF^2 and B = dF/dx, block by block:
+///
+///     H[(a,i),(b,k)] = V sum_jl G_aj A[(i,j),(k,l)] G_bl = V (G A_ik G^T)_ab,
+///
+/// with A_ik the d x d block A[(i,.),(k,.)]. Only the blocks k >= i are computed (the others are
+/// their transposes), and only with the rows G_1..G_d = Dm^{-1}: since G_0 = -sum_a G_a, vertex
+/// 0's rows and columns are negated sums of the others (translation invariance). That is about
+/// half the work of the plain Kronecker product. Every entry is written together with its mirror
+/// image, so H is exactly symmetric.
 template <int d>
 SOFTGRAD_HD void chain_hessian(const ElementShape<d>& s, const double* A, double* H) {
   constexpr int D = d * d;
   constexpr int N = (d + 1) * d;
-  // T1[(i,j),(b,k)] = sum_l A[(i,j),(k,l)] G_{b,l}
-  double T1[D * N];
-  for (int r = 0; r < D; ++r)
-    for (int b = 0; b <= d; ++b)
-      for (int k = 0; k < d; ++k) {
+  const double* Dm_inv = s.G + d;  // rows 1..d of G
+  for (int i = 0; i < d; ++i)
+    for (int k = i; k < d; ++k) {
+      // X = A_ik Dm_inv^T, M = V Dm_inv X
+      double X[d][d];
+      for (int j = 0; j < d; ++j)
+        for (int b = 0; b < d; ++b) {
+          double sum = 0.0;
+          for (int l = 0; l < d; ++l) sum += A[(i * d + j) * D + k * d + l] * Dm_inv[b * d + l];
+          X[j][b] = sum;
+        }
+      double M[d + 1][d + 1];
+      for (int a = 0; a < d; ++a)
+        for (int b = 0; b < d; ++b) {
+          double sum = 0.0;
+          for (int j = 0; j < d; ++j) sum += Dm_inv[a * d + j] * X[j][b];
+          M[a + 1][b + 1] = s.volume * sum;
+        }
+      // Vertex 0: negated column sums, then negated row sums (including the corner).
+      for (int b = 1; b <= d; ++b) {
         double sum = 0.0;
-        for (int l = 0; l < d; ++l) sum += A[r * D + k * d + l] * s.G[b * d + l];
-        T1[r * N + b * d + k] = sum;
+        for (int a = 1; a <= d; ++a) sum += M[a][b];
+        M[0][b] = -sum;
       }
-  // H[(a,i),(b,k)] = V sum_j G_{a,j} T1[(i,j),(b,k)], upper triangle, mirrored: exactly
-  // symmetric and half the work.
-  for (int a = 0; a <= d; ++a)
-    for (int i = 0; i < d; ++i) {
-      const int row = a * d + i;
-      for (int c = row; c < N; ++c) {
+      for (int a = 0; a <= d; ++a) {
         double sum = 0.0;
-        for (int j = 0; j < d; ++j) sum += s.G[a * d + j] * T1[(i * d + j) * N + c];
-        H[row * N + c] = s.volume * sum;
-        H[c * N + row] = s.volume * sum;
+        for (int b = 1; b <= d; ++b) sum += M[a][b];
+        M[a][0] = -sum;
       }
+      for (int a = 0; a <= d; ++a)
+        for (int b = 0; b <= d; ++b) {
+          H[(a * d + i) * N + b * d + k] = M[a][b];
+          H[(b * d + k) * N + a * d + i] = M[a][b];
+        }
     }
 }
 
@@ -148,8 +274,7 @@ ElementStatus element_hessian(const ElementShape<d>& s, const double* x, const d
   double P[D];
   double A[D * D];
   double psi = 0.0;
-  if (!hessian<D, kNumParams<Material>>(DensityFunction<Material, d>{}, F.a, p, psi, P, A))
-    return ElementStatus::TapeOverflow;
+  if (!density_hessian<Material>(F, p, psi, P, A)) return ElementStatus::TapeOverflow;
   energy = s.volume * psi;
   apply_shape_transpose(s, P, s.volume, g);
   chain_hessian(s, A, H);
@@ -166,9 +291,7 @@ SOFTGRAD_HD ElementStatus element_hessian_vector_product(const ElementShape<d>& 
   if (!admissible<Material>(F)) return ElementStatus::Inverted;
   const Mat<double, d, d> dF = apply_shape(s, u);
   double dP[d * d];
-  if (!hessian_vector_product<d * d, kNumParams<Material>>(DensityFunction<Material, d>{}, F.a, p,
-                                                           dF.a, dP))
-    return ElementStatus::TapeOverflow;
+  if (!density_hessian_vector_product<Material>(F, p, dF, dP)) return ElementStatus::TapeOverflow;
   apply_shape_transpose(s, dP, s.volume, Hu);
   return ElementStatus::Ok;
 }
@@ -186,8 +309,7 @@ SOFTGRAD_HD ElementStatus element_parameter_derivatives(const ElementShape<d>& s
   if (lambda) dF = apply_shape(s, lambda);
   double dpsi_dp[M];
   double mixed_psi[M];
-  if (!parameter_derivatives<d * d, M>(DensityFunction<Material, d>{}, F.a, p, dF.a, dpsi_dp,
-                                       mixed_psi))
+  if (!density_parameter_derivatives<Material>(F, p, dF, dpsi_dp, mixed_psi))
     return ElementStatus::TapeOverflow;
   for (int j = 0; j < M; ++j) {
     if (dE_dp) dE_dp[j] = s.volume * dpsi_dp[j];
@@ -200,12 +322,10 @@ SOFTGRAD_HD ElementStatus element_parameter_derivatives(const ElementShape<d>& s
 template <class Material, int d>
 SOFTGRAD_HD ElementStatus element_parameter_jvp(const ElementShape<d>& s, const double* x,
                                                 const double* p, const double* dp, double* jvp) {
-  constexpr int M = kNumParams<Material>;
   const Mat<double, d, d> F = apply_shape(s, x);
   if (!admissible<Material>(F)) return ElementStatus::Inverted;
   double dP[d * d];
-  if (!gradient_parameter_jvp<d * d, M>(DensityFunction<Material, d>{}, F.a, p, dp, nullptr, dP))
-    return ElementStatus::TapeOverflow;
+  if (!density_parameter_jvp<Material>(F, p, dp, dP)) return ElementStatus::TapeOverflow;
   apply_shape_transpose(s, dP, s.volume, jvp);
   return ElementStatus::Ok;
 }
