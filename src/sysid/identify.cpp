@@ -84,21 +84,19 @@ class SimulationCache final : public ceres::EvaluationCallback {
 
   double* phi() { return phi_.data(); }
 
-  void PrepareForEvaluation(bool jacobians, bool new_point) override {
-    if (!new_point && (!jacobians || have_jacobian_)) return;
-    have_jacobian_ = false;
+  void PrepareForEvaluation(bool, bool new_point) override {
+    // Sensitivities ride along with every simulation (one more factorisation per step and
+    // |theta| solves): Levenberg-Marquardt asks for the Jacobian at every accepted point, and
+    // simulating twice at a point would cost more.
+    if (!new_point) return;
     ok_ = true;
     try {
       const Eigen::VectorXd theta = map_.theta(phi_);
       params_.set(sim_, rollout_, theta);
-      r_ = marker_residuals(sim_, rollout_, markers_, rec_, params_, jacobians ? &J_ : nullptr,
-                            options_.adjoint);
+      r_ = marker_residuals(sim_, rollout_, markers_, rec_, params_, &J_, options_.adjoint);
       ++report_.simulations;
-      if (jacobians) {
-        ++report_.sensitivity_simulations;
-        J_ = J_ * map_.scale(phi_).asDiagonal();  // d r / d phi
-        have_jacobian_ = true;
-      }
+      ++report_.sensitivity_simulations;
+      J_ = J_ * map_.scale(phi_).asDiagonal();  // d r / d phi
     } catch (const std::exception& e) {
       // Ceres treats a failed evaluation as an unacceptable step and shrinks its trust region.
       ok_ = false;
@@ -123,7 +121,6 @@ class SimulationCache final : public ceres::EvaluationCallback {
   Eigen::VectorXd r_;
   Eigen::MatrixXd J_;
   bool ok_ = true;
-  bool have_jacobian_ = false;
 };
 
 /// The residual of one observation (dim entries), read from the cache.
