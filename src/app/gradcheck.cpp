@@ -34,6 +34,7 @@ double block_scale(const Eigen::VectorXd& theta, const ParameterSet::Block& b, d
 std::vector<int> sample_entries(const Eigen::VectorXd& gradient, int n) {
   const int size = static_cast<int>(gradient.size());
   std::vector<int> picks;
+  if (n <= 0) return picks;
   if (size <= n) {
     for (int i = 0; i < size; ++i) picks.push_back(i);
     return picks;
@@ -60,7 +61,9 @@ std::vector<Check> plan(const GradientProblem& p, const Eigen::VectorXd& g, doub
   int block_index = 0;
   for (const ParameterSet::Block& b : p.params.blocks()) {
     const double s = block_scale(p.theta, b, o.floor);
-    for (const int k : sample_entries(g.segment(b.offset, b.size), o.entries)) {
+    // A scalar is always checked; a block of more values by its sample (and a direction).
+    const int entries = b.size == 1 ? 1 : o.entries;
+    for (const int k : sample_entries(g.segment(b.offset, b.size), entries)) {
       Check c;
       const int i = b.offset + k;
       c.row.what = p.params.label(i);
@@ -167,7 +170,13 @@ GradcheckResult gradcheck(GradientProblem& p, const GradientResult& run, const G
   for (Check& c : checks) {
     GradcheckRow& r = c.row;
     // The direction is in units of the scale, so the step along it is the relative step.
-    r.fd = difference(p, run.loss, c.direction, o.step, r.method, result.simulations) / c.unit;
+    try {
+      r.fd = difference(p, run.loss, c.direction, o.step, r.method, result.simulations) / c.unit;
+    } catch (const InputError& e) {
+      throw InputError("gradcheck: " + r.what + ": no difference could be taken: " + e.what());
+    } catch (const ConvergenceError& e) {
+      throw ConvergenceError("gradcheck: " + r.what + ": a perturbed run failed: " + e.what());
+    }
     const double denom = std::max({std::abs(r.adjoint), std::abs(r.fd), c.zero});
     r.error = denom > 0 ? std::abs(r.adjoint - r.fd) / denom : 0.0;
     if (result.worst.empty() || r.error > result.max_error) {

@@ -60,10 +60,11 @@ int execute(const GradcheckArgs& args, const Console& c) {
 
   char line[256];
   std::snprintf(line, sizeof line,
-                "gradcheck: %zu checks (%d simulations in %.2f s), largest relative error %.2e "
+                "gradcheck: %zu check%s (%d simulations in %.2f s), largest relative error %.2e "
                 "(%s); tolerance %.0e: %s\n",
-                result.rows.size(), result.simulations, result.seconds, result.max_error,
-                result.worst.c_str(), args.check.tolerance, result.passed ? "passed" : "FAILED");
+                result.rows.size(), result.rows.size() == 1 ? "" : "s", result.simulations,
+                result.seconds, result.max_error, result.worst.c_str(), args.check.tolerance,
+                result.passed ? "passed" : "FAILED");
   c.out << gradcheck_table(result) << line << std::flush;
   return result.passed ? kExitOk : kExitCheckFailed;
 }

@@ -159,6 +159,10 @@ TEST_CASE("app/gradient_commands: gradcheck compares with finite differences") {
   CHECK(contains(o.out, "gradcheck: 5 checks (10 simulations in "));
   CHECK(contains(o.out, "tolerance 1e-04: passed\n"));
   CHECK(contains(o.err, "softgrad: run 10/10 (100%)"));
+  // Scalars are always checked; --entries only samples the larger blocks.
+  const Outcome few = cli({"gradcheck", dir.file("g.json"), "--entries", "0", "-q"});
+  CHECK(few.code == 0);
+  CHECK(contains(few.out, "gradcheck: 3 checks (6 simulations in "));
 
   // A parameter at the edge of its range gets a one-sided difference; an impossible tolerance
   // fails with exit code 4.
