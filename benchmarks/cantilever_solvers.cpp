@@ -28,20 +28,13 @@
 // child, which sets OMP_NUM_THREADS and calls omp_set_num_threads(N). libgomp spin-waits, so a
 // machine with fewer free cores than N makes the OpenMP parts very slow: the load average at
 // the start of the program and of each configuration is recorded.
-#include <fcntl.h>
 #include <omp.h>
-#include <poll.h>
-#include <signal.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <algorithm>
-#include <cerrno>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
 #include <fstream>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -51,10 +44,9 @@
 #include <thread>
 #include <vector>
 
+#include "cantilever_beam.hpp"
+#include "child_process.hpp"
 #include "softgrad/log.hpp"
-#include "softgrad/material_model.hpp"
-#include "softgrad/mesh_generators.hpp"
-#include "softgrad/model.hpp"
 #include "softgrad/simulator.hpp"
 
 namespace softgrad::bench {
@@ -62,9 +54,6 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 using json = nlohmann::ordered_json;
-
-constexpr double kLength = 1.0;  ///< beam length along x [m]
-constexpr double kWidth = 0.1;   ///< beam cross-section (y and z) [m]
 
 struct Options {
   std::vector<std::string> sizes = {"1k", "10k", "50k"};
@@ -120,21 +109,8 @@ int parse_int(const std::string& opt, const std::string& v) {
 }
 
 /// Cells (nx, ny, nz) of a size name: 1k / 10k / 50k or NXxNYxNZ.
-struct Cells {
-  int nx = 0, ny = 0, nz = 0;
-  int n_tets() const { return 6 * nx * ny * nz; }
-};
-
 Cells parse_size(const std::string& s) {
-  if (s == "1k") return {19, 3, 3};
-  if (s == "10k") return {46, 6, 6};
-  if (s == "50k") return {83, 10, 10};
-  Cells c;
-  char x1 = 0, x2 = 0;
-  char tail = 0;
-  if (std::sscanf(s.c_str(), "%d%c%d%c%d%c", &c.nx, &x1, &c.ny, &x2, &c.nz, &tail) == 5 &&
-      x1 == 'x' && x2 == 'x' && c.nx > 0 && c.ny > 0 && c.nz > 0)
-    return c;
+  if (const auto c = parse_cells(s)) return *c;
   fail("unknown size '" + s + "': use 1k, 10k, 50k or cells NXxNYxNZ (e.g. 40x4x4)");
 }
 
@@ -215,33 +191,6 @@ Options parse_options(int argc, char** argv) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Process information.
-
-std::vector<double> load_average() {
-  std::ifstream in("/proc/loadavg");
-  double a = -1, b = -1, c = -1;
-  in >> a >> b >> c;
-  return {a, b, c};
-}
-
-/// A "VmXXX:   1234 kB" field of /proc/self/status, in MB (-1 if absent).
-double proc_status_mb(const char* field) {
-  std::ifstream in("/proc/self/status");
-  const std::string key = std::string(field) + ":";
-  for (std::string line; std::getline(in, line);)
-    if (line.rfind(key, 0) == 0) return std::atof(line.c_str() + key.size()) / 1024.0;
-  return -1.0;
-}
-
-std::string self_exe() {
-  char buf[4096];
-  const ssize_t n = readlink("/proc/self/exe", buf, sizeof(buf) - 1);
-  if (n <= 0) fail("cannot read /proc/self/exe");
-  buf[n] = '\0';
-  return buf;
-}
-
-// ---------------------------------------------------------------------------------------------
 // Child: one configuration.
 
 /// Runs one (size, solver) configuration and returns its JSON result.
@@ -254,22 +203,9 @@ json run_one(const Options& o) {
   r["load_average_at_start"] = load_average()[0];
 
   const auto t_setup = Clock::now();
-  auto model = std::make_shared<Model>();
-  const auto material = find_material(o.material);
-  add_body(*model, "beam",
-           box_tet_mesh(cells.nx, cells.ny, cells.nz, Eigen::Vector3d(kLength, kWidth, kWidth)),
-           material, params_from_youngs_poisson(*material, o.youngs, o.poisson), o.density);
-  add_elastic_terms(*model);
-  add_gravity(*model, Eigen::Vector3d(0.0, -9.81, 0.0));
-  const double tol = 1e-9 * model->length_scale();
-  KinematicGroup clamp;
-  clamp.name = "clamp";
-  std::vector<int> tip;
-  for (int v = 0; v < model->n_verts; ++v) {
-    if (std::abs(model->X[3 * v]) <= tol) clamp.verts.push_back(v);
-    if (std::abs(model->X[3 * v] - kLength) <= tol) tip.push_back(v);
-  }
-  model->kinematic.push_back(std::move(clamp));
+  const Cantilever beam =
+      make_cantilever(cells, BeamMaterial{o.material, o.youngs, o.poisson, o.density});
+  const std::shared_ptr<Model>& model = beam.model;
 
   SimulationOptions so;
   so.dt = o.dt;
@@ -284,11 +220,6 @@ json run_one(const Options& o) {
   r["n_dofs"] = model->n_dofs();
   r["n_free_dofs"] = model->n_dofs() - static_cast<int>(model->kinematic_dofs().size());
 
-  const auto tip_deflection = [&] {
-    double d = 0.0;
-    for (int v : tip) d += s.x[3 * v + 1] - model->X[3 * v + 1];
-    return d / static_cast<double>(std::max<size_t>(1, tip.size()));
-  };
   std::vector<double> step_s, tip_history;
   long long newton = 0, linear = 0;
   int failed = 0;
@@ -300,7 +231,7 @@ json run_one(const Options& o) {
     const NewtonReport nr = sim.step(s);
     const double dt = std::chrono::duration<double>(Clock::now() - t0).count();
     step_s.push_back(dt);
-    tip_history.push_back(tip_deflection());
+    tip_history.push_back(tip_deflection(beam, s.x));
     stepping_s += dt;
     newton += nr.iterations;
     linear += nr.linear_iterations;
@@ -387,7 +318,7 @@ json failed_result(const std::string& size, const std::string& solver, const std
   r["cells"] = {c.nx, c.ny, c.nz};
   r["solver"] = solver;
   r["n_tets"] = c.n_tets();
-  r["n_dofs"] = 3 * (c.nx + 1) * (c.ny + 1) * (c.nz + 1);
+  r["n_dofs"] = c.n_dofs();
   r["status"] = status;
   r["all_converged"] = false;
   r["error"] = message;
@@ -397,86 +328,21 @@ json failed_result(const std::string& size, const std::string& solver, const std
 
 /// Runs one configuration in a child process and returns its result (or a failure record).
 json run_child(const Options& o, const std::string& size, const std::string& solver) {
-  const std::vector<std::string> args = child_args(o, size, solver);
-  int fds[2];
-  if (pipe(fds) != 0) fail(std::string("pipe: ") + std::strerror(errno));
-  const auto t0 = Clock::now();
-  const pid_t pid = fork();
-  if (pid < 0) fail(std::string("fork: ") + std::strerror(errno));
-  if (pid == 0) {
-    dup2(fds[1], STDOUT_FILENO);
-    close(fds[0]);
-    close(fds[1]);
-    const std::string threads = std::to_string(o.threads);
-    setenv("OMP_NUM_THREADS", threads.c_str(), 1);
-    std::vector<char*> argv;
-    for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
-    argv.push_back(nullptr);
-    execv(argv[0], argv.data());
-    std::fprintf(stderr, "cantilever_solvers: exec %s: %s\n", argv[0], std::strerror(errno));
-    _exit(127);
-  }
-  close(fds[1]);
   const double hard_limit = o.max_seconds > 0.0 ? 3.0 * o.max_seconds + 300.0 : 0.0;
-  std::string out;
-  bool killed = false;
-  for (;;) {
-    pollfd p{fds[0], POLLIN, 0};
-    const int pr = poll(&p, 1, 1000);
-    if (pr < 0 && errno != EINTR) break;
-    if (pr > 0) {
-      char buf[4096];
-      const ssize_t n = read(fds[0], buf, sizeof(buf));
-      if (n < 0 && errno == EINTR) continue;
-      if (n <= 0) break;  // EOF: the child closed its stdout (it exited)
-      out.append(buf, static_cast<size_t>(n));
-    }
-    const double wall = std::chrono::duration<double>(Clock::now() - t0).count();
-    if (hard_limit > 0.0 && wall > hard_limit && !killed) {
-      kill(pid, SIGKILL);
-      killed = true;
-    }
-  }
-  close(fds[0]);
-  int wstatus = 0;
-  while (waitpid(pid, &wstatus, 0) < 0 && errno == EINTR) {
-  }
-  const double wall_s = std::chrono::duration<double>(Clock::now() - t0).count();
-  if (killed)
+  const ChildOutput c = bench::run_child(child_args(o, size, solver), o.threads, hard_limit);
+  if (c.killed)
     return failed_result(
         size, solver, "killed",
         "the child ran past the hard limit of " + std::to_string(hard_limit) + " s and was killed",
-        wall_s);
-  // The result is the last line that parses as a JSON object (an error record included).
-  std::stringstream in(out);
-  json result;
-  for (std::string line; std::getline(in, line);) {
-    if (line.empty() || line[0] != '{') continue;
-    try {
-      result = json::parse(line);
-    } catch (const json::exception&) {
-    }
-  }
-  if (!result.is_object()) {
-    const std::string why =
-        WIFSIGNALED(wstatus) ? "the child died of signal " + std::to_string(WTERMSIG(wstatus))
-                             : "the child exited with status " +
-                                   std::to_string(WEXITSTATUS(wstatus)) + " and printed no result";
-    return failed_result(size, solver, "crashed", why, wall_s);
-  }
-  result["wall_s"] = wall_s;
+        c.wall_s);
+  json result = c.result();
+  if (!result.is_object()) return failed_result(size, solver, "crashed", c.failure(), c.wall_s);
+  result["wall_s"] = c.wall_s;
   return result;
 }
 
 // ---------------------------------------------------------------------------------------------
 // Output.
-
-std::string cpu_model() {
-  std::ifstream in("/proc/cpuinfo");
-  for (std::string line; std::getline(in, line);)
-    if (line.rfind("model name", 0) == 0) return line.substr(line.find(':') + 2);
-  return "unknown";
-}
 
 double get_or(const json& r, const char* key, double fallback) {
   return r.contains(key) && r[key].is_number() ? r[key].get<double>() : fallback;
@@ -513,11 +379,10 @@ void print_row(const json& r) {
 int run_all(const Options& o) {
   const unsigned cores = std::thread::hardware_concurrency();
   const std::vector<double> load0 = load_average();
-  // Static Euler-Bernoulli tip deflection q L^4 / (8 E I) under gravity: a scale for the
-  // dynamic deflections (backward Euler at t = steps * dt is not the static answer).
-  const double q = o.density * 9.81 * kWidth * kWidth;
-  const double I = std::pow(kWidth, 4) / 12.0;
-  const double static_tip = q * std::pow(kLength, 4) / (8.0 * o.youngs * I);
+  // A scale for the dynamic deflections (backward Euler at t = steps * dt is not the static
+  // answer).
+  const double static_tip =
+      static_tip_deflection(BeamMaterial{o.material, o.youngs, o.poisson, o.density});
 
   std::printf(
       "cantilever_solvers: %g x %g x %g m beam clamped at x = 0, gravity -9.81 y, %s E = %g Pa "
@@ -624,7 +489,14 @@ int run_all(const Options& o) {
 int main(int argc, char** argv) {
   using namespace softgrad::bench;
   const Options o = parse_options(argc, argv);
-  if (!o.one) return run_all(o);
+  if (!o.one) {
+    try {
+      return run_all(o);
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "cantilever_solvers: %s\n", e.what());
+      return 1;
+    }
+  }
   omp_set_num_threads(o.threads);
   try {
     const json r = run_one(o);

@@ -1,0 +1,58 @@
+/// @file adjoint_summary.hpp
+/// adjoint_cantilever's options, result records, table and JSON summary (merging with an
+/// earlier result file, the backward/forward ratios, gradient agreement between backends, and
+/// the memory projection computed from measured bytes per state).
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "cantilever_beam.hpp"
+
+namespace softgrad::bench {
+
+using json = nlohmann::ordered_json;
+
+struct AdjointBenchOptions {
+  std::vector<std::string> sizes = {"1k", "10k", "50k"};
+  std::vector<std::string> backends = {"cholmod", "pcg", "matfree"};
+  std::vector<std::string> checkpoints = {"1", "sqrt"};
+  int steps = 100;
+  double dt = 0.01;
+  int threads = 0;  ///< 0: omp_get_max_threads()
+  double max_seconds = 300.0;
+  std::string out = "benchmarks/results/adjoint_cantilever.json";
+  bool merge = false;
+  BeamMaterial beam;
+  double newton_tol = 1e-6;
+  double cg_tol = 1e-10;
+  double adjoint_tol = 1e-12;
+  std::string project_size = "10k";  ///< --project SIZE:STEPS
+  int project_steps = 10000;
+  // --one SIZE BACKEND CHECKPOINTS: run one configuration, print one JSON line (internal).
+  bool one = false;
+  std::string one_size, one_backend, one_checkpoint;
+};
+
+extern const char* const kAdjointUsage;
+
+/// The identifying fields of a configuration's record.
+json config_record(const std::string& size, const Cells& cells, const std::string& backend,
+                   const std::string& checkpoint);
+
+/// One line per record: the column names, then a record.
+void print_header();
+void print_row(const json& r);
+
+/// The existing --out file for --merge (null if there is none).
+/// @throws std::runtime_error if it exists but does not parse.
+json read_previous(const AdjointBenchOptions& o);
+
+/// The output document: `results` plus the records of `previous` that they do not replace,
+/// the ratio summary, gradient agreement, memory projection and long-run check, all printed.
+/// @throws std::runtime_error if `previous` describes a different problem.
+json merge_and_summarise(const AdjointBenchOptions& o, const json& previous, json results,
+                         const json& invocation);
+
+}  // namespace softgrad::bench
