@@ -20,9 +20,10 @@
 // Sizes as in cantilever_solvers (1k, 10k, 50k or cells NXxNYxNZ). Backends: cholmod,
 // pcg (= pcg-jacobi), pcg-jacobi, pcg-ichol, matfree; the adjoint uses the forward solver's
 // kind (cholmod reuses the forward pass's symbolic analysis) with CG tolerance --adjoint-tol
-// (AdjointOptions' default 1e-12; a record with another tolerance is labelled "pcg,tol=1e-10").
-// Checkpoints: 1 (every state stored), sqrt (every ceil(sqrt(T))-th state; the backward pass
-// recomputes the others segment by segment) or an integer k.
+// (1e-12 by default here, as in the recorded runs; AdjointOptions' default is now 1e-10; a record
+// with another tolerance is labelled "pcg,tol=1e-10"). Checkpoints: 1 (every state stored), sqrt
+// (every ceil(sqrt(T))-th state; the backward pass recomputes the others segment by segment) or an
+// integer k.
 //
 // Each configuration (size, backend, checkpointing) runs in a fresh child process (this program
 // re-executed with --one), because the peak resident set size VmHWM only grows during a

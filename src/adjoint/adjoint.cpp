@@ -2,6 +2,7 @@
 
 #include <sys/resource.h>
 
+#include <algorithm>
 #include <chrono>
 #include <sstream>
 
@@ -183,6 +184,7 @@ GradientResult gradient(Simulator& sim, const Trajectory& traj, const Loss& loss
   Eigen::VectorXd xbar_prev(n_dofs), vbar_prev(n_dofs), lambda = Eigen::VectorXd::Zero(n_dofs);
   Eigen::VectorXd h_lambda(n_dofs);
   Segment segment(sim, traj);
+  std::string first_unsolved_message;
   // Segments [a, b] from the last back to the first; state b's loss is taken in its own
   // segment (b = T) or was taken as state a of the segment after it.
   const int last_a = (T == 0) ? 0 : ((T - 1) / k) * k;
@@ -204,11 +206,11 @@ GradientResult gradient(Simulator& sim, const Trajectory& traj, const Loss& loss
       lin.linearize(prev, next.x, statics);
       const LinearSolveReport lr = lin.solve(xbar, lambda);
       report.linear_iterations += lr.iterations;
+      report.worst_relative_residual =
+          std::max(report.worst_relative_residual, lr.relative_residual);
       if (!lr.ok()) {
-        std::ostringstream os;
-        os << "step " << n - 1 << ": the adjoint linear solve did not converge (" << lr.message
-           << ")";
-        report.warnings.push_back(os.str());
+        if (report.unsolved_steps.empty()) first_unsolved_message = lr.message;
+        report.unsolved_steps.push_back(n - 1);
       }
       if (lin.indefinite()) report.indefinite_steps.push_back(n - 1);
       if (acc.want_kinematic && !kin.empty()) {
@@ -238,6 +240,15 @@ GradientResult gradient(Simulator& sim, const Trajectory& traj, const Loss& loss
       ++report.steps;
       result.loss += loss.evaluate(n - 1, T, prev, &xbar, &vbar);
     }
+  }
+  if (!report.unsolved_steps.empty()) {
+    std::ostringstream os;
+    os << report.unsolved_steps.size() << " adjoint linear solves did not converge (step "
+       << report.unsolved_steps.front() << ": " << first_unsolved_message
+       << "; worst relative residual " << report.worst_relative_residual
+       << "): the gradient is only as accurate as those solves";
+    report.warnings.push_back(os.str());
+    log(LogLevel::Warn, "adjoint: " + os.str());
   }
   if (!report.indefinite_steps.empty()) {
     std::ostringstream os;

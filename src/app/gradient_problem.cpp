@@ -238,6 +238,8 @@ nlohmann::ordered_json gradient_json(const GradientProblem& p, const GradientRun
             {"peak_rss_bytes", r.peak_rss_bytes},
             {"indefinite_steps", r.indefinite_steps},
             {"unconverged_steps", r.unconverged_steps},
+            {"unsolved_adjoint_steps", r.unsolved_steps},
+            {"worst_adjoint_relative_residual", r.worst_relative_residual},
             {"warnings", r.warnings}}}};
 }
 

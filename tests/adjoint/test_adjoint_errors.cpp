@@ -133,4 +133,26 @@ TEST_CASE("adjoint: a step that does not converge stops the rollout with its nam
   CHECK_FALSE(g.report.unconverged_steps.empty());
 }
 
+TEST_CASE("adjoint: a CG solve stopped at its iteration cap makes the gradient untrustworthy") {
+  Problem p = cantilever_problem(2, 4);
+  const Trajectory traj = simulate(*p.sim, p.rollout);
+  const auto loss = mixed_loss(p);
+  const ParameterSet params(*p.sim, p.rollout, {"youngs"});
+  AdjointOptions capped;
+  capped.linear = {
+      .kind = "pcg", .preconditioner = "jacobi", .rel_tol = 1e-10, .max_iterations = 2};
+  const GradientResult g = gradient(*p.sim, traj, *loss, params, capped);
+  CHECK_FALSE(g.report.trustworthy());
+  CHECK(g.report.unsolved_steps.size() == static_cast<size_t>(p.rollout.steps));
+  CHECK(g.report.worst_relative_residual > 1e-10);
+  REQUIRE_FALSE(g.report.warnings.empty());
+  CHECK(g.report.warnings.back().find("adjoint linear solves did not converge") !=
+        std::string::npos);
+  // The same solves with room to converge are trusted.
+  capped.linear.max_iterations = 10000;
+  const GradientResult ok = gradient(*p.sim, traj, *loss, params, capped);
+  CHECK(ok.report.trustworthy());
+  CHECK(ok.report.worst_relative_residual <= 1e-10);
+}
+
 }  // namespace softgrad::test
