@@ -14,6 +14,10 @@ install(TARGETS softgrad softgrad_headers softgrad_core softgrad_optim softgrad_
         ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
         LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
         RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+if(SOFTGRAD_HAS_CUDA)
+  install(TARGETS softgrad_solvers_cuda EXPORT softgradTargets
+          ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR})
+endif()
 install(EXPORT softgradTargets NAMESPACE softgrad::
         DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/softgrad)
 

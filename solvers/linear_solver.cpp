@@ -9,6 +9,9 @@
 #include "softgrad/solvers/cpu/cholmod_solver.hpp"
 #include "softgrad/solvers/cpu/matrix_free_cg.hpp"
 #include "softgrad/solvers/cpu/pcg_solver.hpp"
+#if SOFTGRAD_HAS_CUDA
+#include "softgrad/solvers/cuda/pcg_solver.hpp"
+#endif
 
 namespace softgrad {
 
@@ -127,8 +130,12 @@ std::unique_ptr<LinearSolver> make_linear_solver(const LinearSolverOptions& opti
   }
   if (kind == "cuda") {
 #if SOFTGRAD_HAS_CUDA
-    // The CUDA backend (solvers/cuda/) registers its solver here once it exists.
-    throw InputError("backend 'cuda' is not available yet in this version of softgrad");
+    if (pre != "jacobi") {
+      throw InputError("linear solver: preconditioner '" + pre +
+                       "' is not available on the GPU; kind 'cuda' supports only 'jacobi'");
+    }
+    return std::make_unique<cuda::CudaPcgSolver>(cuda::CudaPreconditioner::Jacobi,
+                                                 cg_options(options));
 #else
     throw InputError("backend 'cuda' needs -DSOFTGRAD_WITH_CUDA=ON");
 #endif
