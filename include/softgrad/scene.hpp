@@ -6,6 +6,7 @@
 #pragma once
 
 #include <filesystem>
+#include <limits>
 #include <memory>
 #include <string>
 #include <vector>
@@ -16,6 +17,31 @@
 #include "softgrad/trajectory.hpp"
 
 namespace softgrad {
+
+/// A marker of the scene's "markers": a named point of a body that recordings track.
+struct SceneMarker {
+  std::string name;
+  Eigen::VectorXd position;  ///< rest position [m] (dim entries), inside a body
+};
+
+/// The scene's "sysid" block: what `softgrad sysid` identifies and how.
+struct SceneSysId {
+  struct Parameter {
+    std::string name;  ///< a ParameterSet name
+    /// Starting guess for every entry, bounds (NaN / -inf / inf: the scene's value and the
+    /// parameter's own range).
+    double initial = std::numeric_limits<double>::quiet_NaN();
+    double lower = -std::numeric_limits<double>::infinity();
+    double upper = std::numeric_limits<double>::infinity();
+  };
+  std::vector<Parameter> parameters;  ///< empty: the scene has no "sysid"
+  std::string method = "lm";          ///< "lm" or "lbfgs"
+  bool log = true;                    ///< positive parameters in log space
+  std::string robust = "none";        ///< "none", "huber" or "cauchy"
+  double robust_scale = 1e-3;         ///< [m]
+  int max_iterations = 50;
+  double smoothness = 0.0;  ///< lbfgs: weight of the smoothness penalty on fields
+};
 
 /// What a run writes.
 struct OutputOptions {
@@ -42,6 +68,12 @@ struct Scene {
   int loss_min_steps = 0;
   /// The scene's "parameters": names a ParameterSet accepts (validated at load time).
   std::vector<std::string> parameters;
+  /// Initial positions (n_dofs) [m] from "initial"/"bend"; empty: the rest positions.
+  Eigen::VectorXd initial_position;
+  /// The scene's "markers" (empty when it declares none).
+  std::vector<SceneMarker> markers;
+  /// The scene's "sysid" block.
+  SceneSysId sysid;
 
   /// The rollout the scene describes for a simulator built from its model and options: the rest
   /// state with the initial velocity, `steps` steps; a static scene is one equilibrium at the

@@ -2,6 +2,7 @@
 #include "rollout.hpp"
 
 #include "regions.hpp"
+#include "scene_sysid.hpp"
 #include "softgrad/errors.hpp"
 #include "softgrad/parameters.hpp"
 
@@ -11,6 +12,7 @@ namespace detail {
 
 void read_initial(const ObjectReader& top, Scene& scene) {
   const ObjectReader initial = top.object("initial", schema::initial);
+  read_bend(initial, scene);
   const Model& model = *scene.model;
   if (!initial.has("velocity")) {
     if (initial.has("region")) initial.fail("region", "'region' needs a 'velocity'");
@@ -56,6 +58,13 @@ void read_parameters(const ObjectReader& top, Scene& scene) {
 Rollout Scene::rollout(const Simulator& sim) const {
   Rollout r;
   r.initial = sim.rest_state();
+  if (initial_position.size() > 0) {
+    if (initial_position.size() != r.initial.x.size())
+      throw InputError("scene '" + name + "': initial_position has " +
+                       std::to_string(initial_position.size()) + " entries, the model " +
+                       std::to_string(r.initial.x.size()) + " dofs");
+    r.initial.x = initial_position;
+  }
   if (initial_velocity.size() > 0) {
     if (initial_velocity.size() != r.initial.v.size()) {
       throw InputError("scene '" + name + "': initial_velocity has " +

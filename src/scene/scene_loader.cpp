@@ -11,6 +11,7 @@
 #include "regions.hpp"
 #include "rollout.hpp"
 #include "scene_loss.hpp"
+#include "scene_sysid.hpp"
 #include "schema.hpp"
 #include "softgrad/errors.hpp"
 #include "softgrad/log.hpp"
@@ -249,14 +250,17 @@ Scene build_scene(const Json& j, const Source& src, const std::filesystem::path&
   add_loads(top, gravity, *model);
   if (alpha > 0 || beta > 0) add_damping(*model, alpha, beta);
   read_boundary(top, *model);
+  detail::read_contact(top, *model);
   scene.model = std::move(model);
 
   // What softgrad grad needs: the initial state, the loss, the parameters.
   detail::read_initial(top, scene);
+  detail::read_markers(top, scene);
   const detail::StepGrid grid{scene.options.dt, scene.static_solve ? 1 : scene.steps,
                               scene.static_solve};
   scene.loss = detail::read_loss(top, *scene.model, grid, scene.loss_min_steps);
   detail::read_parameters(top, scene);
+  detail::read_sysid(top, scene);
   return scene;
 }
 

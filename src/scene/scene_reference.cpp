@@ -43,6 +43,8 @@ std::string type_text(const KeySpec& k) {
       return "number|\"final\"";
     case KeyType::Strings:
       return "[strings]";
+    case KeyType::Numbers:
+      return "[numbers]";
   }
   return "";
 }
@@ -50,7 +52,7 @@ std::string type_text(const KeySpec& k) {
 std::string range_text(const KeySpec& k) {
   const bool numeric = k.type == KeyType::Number || k.type == KeyType::Integer ||
                        k.type == KeyType::Vector || k.type == KeyType::Integers ||
-                       k.type == KeyType::Time;
+                       k.type == KeyType::Time || k.type == KeyType::Numbers;
   return numeric && k.range.text() != "any" ? k.range.text() : "";
 }
 

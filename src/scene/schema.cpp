@@ -48,6 +48,9 @@ constexpr KeySpec kTopKeys[] = {
      "[]",
      "what softgrad grad differentiates by (softgrad params SCENE lists the names)"},
     {"output", Object, "", {}, "", "{}", "what a run writes, see /output"},
+    {"contact", Object, "", {}, "", "", "contact and friction against obstacles, see /contact"},
+    {"markers", List, "", {}, "", "[]", "named points that recordings track, see /markers/*"},
+    {"sysid", Object, "", {}, "", "", "what softgrad sysid identifies, see /sysid"},
 };
 
 constexpr KeySpec kTimeKeys[] = {
@@ -218,6 +221,13 @@ constexpr KeySpec kInitialKeys[] = {
     {"velocity", Vector, "m/s", kAnyNumber, "", "[0, 0(, 0)]",
      "initial velocity of the selected vertices (kinematic ones excepted)"},
     {"region", Object, "", {}, "", "", "the vertices that get the velocity; default all"},
+    {"bend",
+     Object,
+     "",
+     {},
+     "",
+     "",
+     "start from a bent pose instead of the rest positions, see /initial/bend"},
 };
 
 constexpr KeySpec kLossKeys[] = {
@@ -302,9 +312,10 @@ const Section initial{"/initial", "the initial state (positions are the rest pos
 const Section loss{"/loss/*", "one term of the loss: w/2 |x - target|^2 summed", kLossKeys};
 
 std::span<const Section* const> all() {
-  static const Section* const kAll[] = {&top,    &time,     &damping,  &solver, &output,    &body,
-                                        &mesh,   &material, &boundary, &motion, &translate, &rotate,
-                                        &region, &box,      &plane,    &force,  &initial,   &loss};
+  static const Section* const kAll[] = {
+      &top,      &time,   &damping,   &solver,  &output,   &body,    &mesh,  &material,
+      &boundary, &motion, &translate, &rotate,  &region,   &box,     &plane, &force,
+      &initial,  &bend,   &loss,      &contact, &obstacle, &markers, &sysid, &sysid_parameter};
   return kAll;
 }
 }  // namespace schema

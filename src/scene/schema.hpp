@@ -49,7 +49,8 @@ enum class KeyType {
   Motion,    ///< "fixed" or an object
   BodyRef,   ///< a body name or a 0-based body index
   Time,      ///< a time in s that falls on a step, or "final"
-  Strings    ///< a list of strings
+  Strings,   ///< a list of strings
+  Numbers    ///< a list of finite numbers of any length, each checked against the range
 };
 
 /// One key of a section. `default_text` is nullptr for a required key, "" for an optional key
@@ -79,6 +80,8 @@ struct Section {
 namespace schema {
 extern const Section top, time, damping, solver, output, body, mesh, material, boundary, region,
     box, plane, motion, translate, rotate, force, initial, loss;
+// System identification and contact (sysid_schema.cpp).
+extern const Section contact, obstacle, markers, bend, sysid, sysid_parameter;
 std::span<const Section* const> all();
 }  // namespace schema
 

@@ -58,8 +58,9 @@ MarkerSet::MarkerSet(const Model& model,
       }
     if (!(best >= -tol)) {
       std::ostringstream os;
-      os << "marker '" << name << "' at (" << p.transpose()
-         << ") is outside the mesh: place it inside a body (in rest coordinates)";
+      os << "marker '" << name << "' at (";
+      for (int k = 0; k < dim_; ++k) os << (k ? ", " : "") << p[k];
+      os << ") is outside the mesh: place it inside a body (in rest coordinates)";
       throw InputError(os.str());
     }
     markers_.push_back(std::move(m));
