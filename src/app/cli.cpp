@@ -57,10 +57,11 @@ int run_cli(const std::vector<std::string>& args, const Console& c) {
     program.failure_message(usage_error);
     program.footer("Run 'softgrad <command> --help' for the options of a command.\n");
     const std::vector<Command> commands = {
-        add_run_command(program),      add_static_command(program),
-        add_grad_command(program),     add_gradcheck_command(program),
-        add_params_command(program),   add_scene_help_command(program),
-        add_materials_command(program)};
+        add_run_command(program),       add_static_command(program),
+        add_grad_command(program),      add_gradcheck_command(program),
+        add_params_command(program),    add_scene_help_command(program),
+        add_materials_command(program), add_sysid_command(program),
+        add_record_command(program)};
     int code = kExitOk;
     const Command* chosen = parse(program, commands, args, c, code);
     return chosen ? chosen->execute(c) : code;

@@ -31,6 +31,12 @@ Command add_grad_command(CLI::App& program);
 /// `gradcheck SCENE [the options of grad but --out] [--entries N] [--step H] [--tolerance T]
 ///  [--newton-tolerance T]`: the adjoint gradient against finite differences.
 Command add_gradcheck_command(CLI::App& program);
+/// `sysid SCENE --data FILE [--out DIR] [--params a,b] [--method lm|lbfgs]`: the scene's
+/// parameters identified from a recording of its markers (report.json, fit.svg).
+Command add_sysid_command(CLI::App& program);
+/// `record SCENE --out FILE [--noise SIGMA] [--seed N] [--frame-rate HZ] [--set NAME=VALUE]`:
+/// the scene's markers as a recording.
+Command add_record_command(CLI::App& program);
 /// `params SCENE`: the parameters a scene offers to differentiate by.
 Command add_params_command(CLI::App& program);
 /// `scene-help`: the scene file reference.

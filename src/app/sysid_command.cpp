@@ -1,0 +1,90 @@
+// `softgrad sysid`: the scene's parameters fitted to a recording of its markers.
+#include <CLI/CLI.hpp>
+#include <filesystem>
+#include <memory>
+#include <ostream>
+
+#include "app/cli.hpp"
+#include "app/commands.hpp"
+#include "app/scene_overrides.hpp"
+#include "app/summary.hpp"
+#include "app/sysid_scene.hpp"
+#include "softgrad/errors.hpp"
+
+namespace softgrad::app {
+namespace {
+
+struct SysIdArgs {
+  std::string scene;
+  std::string data;                 ///< --data: the recording (CSV)
+  std::string out = "out/sysid";    ///< --out: report.json and fit.svg go here
+  std::vector<std::string> params;  ///< --params (empty: the scene's "sysid" block)
+  std::string method;               ///< --method ("": the scene's)
+  int max_iterations = 0;           ///< --max-iterations (0: the scene's)
+  int threads = 0;
+  bool quiet = false;
+  bool verbose = false;
+};
+
+int execute(const SysIdArgs& args, const Console& c) {
+  const Verbosity verbosity =
+      args.quiet ? Verbosity::Quiet : (args.verbose ? Verbosity::Verbose : Verbosity::Normal);
+  LogRedirect logs(c, verbosity);
+  apply_threads(args.threads);
+  MarkerScene p = load_marker_scene(args.scene);
+  const Recording rec = read_scene_recording(args.data, p);
+  SysIdOptions options = sysid_options(p, args.params);
+  if (!args.method.empty()) options.method = args.method;
+  if (args.max_iterations > 0) options.max_iterations = args.max_iterations;
+  options.verbose = false;
+  const SysIdReport report = identify(*p.sim, p.rollout, p.markers, rec, options);
+
+  const std::filesystem::path dir = args.out;
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec) throw InputError(dir.string() + ": cannot create the output folder: " + ec.message());
+  write_json_file(dir / "report.json", sysid_report_json(p, args.data, rec, report));
+  write_fit_plot((dir / "fit.svg").string(), p, rec, report);
+  c.out << sysid_summary(p, report) << "  report: " << (dir / "report.json").string()
+        << "\n  plot:   " << (dir / "fit.svg").string() << std::endl;
+  return kExitOk;
+}
+
+}  // namespace
+
+Command add_sysid_command(CLI::App& program) {
+  auto args = std::make_shared<SysIdArgs>();
+  CLI::App* cmd = program.add_subcommand(
+      "sysid", "Identify the scene's parameters from a recording of its markers");
+  cmd->add_option("SCENE", args->scene, "Scene file (.json) with \"markers\" and \"sysid\"")
+      ->type_name("FILE")
+      ->required();
+  cmd->add_option("-d,--data", args->data, "Recording: CSV of time,marker,x,y(,z)")
+      ->type_name("FILE")
+      ->required();
+  cmd->add_option("-o,--out", args->out, "Folder for report.json and fit.svg")
+      ->type_name("DIR")
+      ->capture_default_str();
+  cmd->add_option("--params", args->params,
+                  "Parameters to identify instead of the scene's sysid block (from the scene's "
+                  "values)")
+      ->delimiter(',');
+  cmd->add_option("--method", args->method, "Solver (default: the scene's sysid.method)")
+      ->check(CLI::IsMember({"lm", "lbfgs"}));
+  cmd->add_option("--max-iterations", args->max_iterations, "Solver iteration limit")
+      ->check(CLI::Range(1, 100000));
+  cmd->add_option("-j,--threads", args->threads, "OpenMP threads (default: OMP_NUM_THREADS)")
+      ->check(CLI::Range(1, 4096));
+  CLI::Option* quiet = cmd->add_flag("-q,--quiet", args->quiet, "Only errors on stderr");
+  CLI::Option* verbose =
+      cmd->add_flag("-v,--verbose", args->verbose, "Also informational messages on stderr");
+  quiet->excludes(verbose);
+  cmd->footer(
+      "Writes DIR/report.json (estimates, standard deviations, residuals before and after,\n"
+      "iterations, simulations, seconds) and DIR/fit.svg (recorded and fitted markers), and\n"
+      "prints a summary. Exit codes: 0 done, 1 bad input (scene, recording: file and line),\n"
+      "2 a forward Newton solve failed, 3 internal error.\n");
+  return {cmd, [args](const Console& c) { return execute(*args, c); }};
+}
+
+}  // namespace softgrad::app

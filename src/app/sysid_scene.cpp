@@ -1,0 +1,274 @@
+#include "app/sysid_scene.hpp"
+
+#include <cmath>
+#include <cstdio>
+#include <random>
+#include <regex>
+#include <sstream>
+
+#include "softgrad/config.hpp"
+#include "softgrad/errors.hpp"
+#include "softgrad/parameters.hpp"
+#include "softgrad/plot.hpp"
+
+namespace softgrad::app {
+namespace {
+
+using json = nlohmann::ordered_json;
+
+[[noreturn]] void bad_setting(const std::string& setting, const std::string& what) {
+  throw InputError("--set '" + setting + "': " + what);
+}
+
+double parse_value(const std::string& setting, const std::string& text) {
+  try {
+    size_t used = 0;
+    const double v = std::stod(text, &used);
+    if (used == text.size() && std::isfinite(v)) return v;
+  } catch (const std::exception&) {
+  }
+  bad_setting(setting, "'" + text + "' is not a finite number");
+}
+
+// Rest centroid coordinate `axis` of element e of a body.
+double centroid(const Model& model, const Body& body, int e, int axis) {
+  const int n = model.dim + 1;
+  double c = 0.0;
+  for (int a = 0; a < n; ++a)
+    c += model.X[body.elems[static_cast<size_t>(e) * n + a] * model.dim + axis];
+  return c / n;
+}
+
+}  // namespace
+
+MarkerScene load_marker_scene(const std::string& file) {
+  MarkerScene p;
+  p.scene = load_scene(file);
+  if (p.scene.static_solve)
+    throw InputError(file +
+                     ": system identification needs a dynamic scene (\"mode\": \"dynamic\")");
+  if (p.scene.markers.empty())
+    throw InputError(file + ": the scene declares no \"markers\" (see softgrad scene-help)");
+  p.sim = std::make_unique<Simulator>(p.scene.model, p.scene.options);
+  p.rollout = p.scene.rollout(*p.sim);
+  std::vector<std::pair<std::string, Eigen::VectorXd>> points;
+  for (const SceneMarker& m : p.scene.markers) points.emplace_back(m.name, m.position);
+  p.markers = MarkerSet(*p.scene.model, points);
+  return p;
+}
+
+void apply_setting(const std::string& setting, MarkerScene& p) {
+  static const std::regex kForm(R"(^([^=\[]+(\[\])?)(\[([xyz])([<>])([^\]]+)\])?=(.+)$)");
+  std::smatch m;
+  if (!std::regex_match(setting, m, kForm))
+    bad_setting(setting, "expected NAME=VALUE or NAME[AXIS<C]=VALUE (AXIS x, y or z)");
+  std::string name = m[1];
+  const bool conditional = m[3].matched;
+  if (conditional && !name.ends_with("[]")) name += "[]";
+  const double value = parse_value(setting, m[7]);
+  ParameterSet params;
+  try {
+    params = ParameterSet(*p.sim, p.rollout, {name});
+  } catch (const InputError& e) {
+    bad_setting(setting, e.what());
+  }
+  Eigen::VectorXd theta = Eigen::VectorXd::Constant(params.size(), value);
+  if (conditional) {
+    theta = params.get(*p.sim, p.rollout);
+    const ParameterSet::Block& b = params.blocks().front();
+    if (b.source != ParameterSet::Source::Term || b.tied || !b.group.body ||
+        b.group.layout != ParameterGroup::Layout::PerElement)
+      bad_setting(setting, "a condition on the position needs a per-element field");
+    const int axis = std::string(m[4]) == "x" ? 0 : std::string(m[4]) == "y" ? 1 : 2;
+    if (axis >= p.scene.model->dim) bad_setting(setting, "the scene is 2D: use x or y");
+    const double c = parse_value(setting, m[6]);
+    const bool below = m[5] == "<";
+    int hits = 0;
+    for (int e = 0; e < b.size; ++e) {
+      const double x = centroid(*p.scene.model, *b.group.body, e, axis);
+      if (below ? x < c : x > c) {
+        theta[e] = value;
+        ++hits;
+      }
+    }
+    if (hits == 0) bad_setting(setting, "no element centroid satisfies the condition");
+  }
+  try {
+    params.set(*p.sim, p.rollout, theta);
+  } catch (const InputError& e) {
+    bad_setting(setting, e.what());
+  }
+}
+
+Recording record_markers(MarkerScene& p, double frame_rate, double noise, std::uint64_t seed) {
+  const Trajectory traj = simulate(*p.sim, p.rollout);
+  const double dt = p.sim->options().dt, t0 = p.rollout.initial.t;
+  const int steps = p.rollout.steps;
+  const double period = frame_rate > 0.0 ? 1.0 / frame_rate : dt;
+  const int frames = static_cast<int>(std::floor(steps * dt / period + 1e-9)) + 1;
+  std::mt19937_64 rng(seed);
+  std::normal_distribution<double> gauss(0.0, noise > 0.0 ? noise : 1.0);
+  Recording rec;
+  for (int f = 0; f < frames; ++f) {
+    // On a step when the frame falls on one (to round-off), else between steps.
+    double t = t0 + f * period;
+    const double on_step = t0 + std::round((t - t0) / dt) * dt;
+    if (std::abs(t - on_step) < 1e-9 * dt) t = on_step;
+    rec.times.push_back(t);
+    const SampleAt at = sample_at(t, t0, dt, steps);
+    const State& s = traj.state(at.state);
+    for (int k = 0; k < p.markers.size(); ++k) {
+      Eigen::VectorXd x = p.markers.position(k, s.x);
+      if (at.back > 0.0) x -= at.back * p.markers.position(k, s.v);
+      if (noise > 0.0)
+        for (int i = 0; i < x.size(); ++i) x[i] += gauss(rng);
+      rec.observations.push_back({f, k, x});
+    }
+  }
+  return rec;
+}
+
+Recording read_scene_recording(const std::string& file, const MarkerScene& p) {
+  Recording rec = read_recording(file, p.markers);
+  const double t0 = p.rollout.initial.t;
+  const double t_end = t0 + p.rollout.steps * p.sim->options().dt;
+  const double eps = 1e-9 * p.sim->options().dt;
+  char what[256];
+  if (rec.times.front() < t0 - eps) {
+    std::snprintf(what, sizeof what,
+                  "%s: the recording starts at t = %g s, before the scene (%g s)", file.c_str(),
+                  rec.times.front(), t0);
+    throw InputError(what);
+  }
+  if (rec.times.back() > t_end + eps) {
+    std::snprintf(what, sizeof what,
+                  "%s: the recording ends at t = %g s, after the scene's %g s: lengthen "
+                  "/time/duration",
+                  file.c_str(), rec.times.back(), t_end);
+    throw InputError(what);
+  }
+  return rec;
+}
+
+SysIdOptions sysid_options(MarkerScene& p, const std::vector<std::string>& names) {
+  const SceneSysId& s = p.scene.sysid;
+  SysIdOptions o;
+  o.method = s.method;
+  o.log_positive = s.log;
+  o.robust = s.robust;
+  o.robust_scale = s.robust_scale;
+  o.max_iterations = s.max_iterations;
+  o.smoothness = s.smoothness;
+  if (!names.empty()) {
+    o.parameters = names;
+    return o;
+  }
+  if (s.parameters.empty()) {
+    throw InputError(p.scene.file.string() +
+                     ": no parameters to identify: add a \"sysid\" block to the scene or give "
+                     "--params a,b");
+  }
+  // Initial guesses into the model; bounds per entry of theta.
+  for (const SceneSysId::Parameter& q : s.parameters) {
+    o.parameters.push_back(q.name);
+    if (std::isnan(q.initial)) continue;
+    const ParameterSet one(*p.sim, p.rollout, {q.name});
+    one.set(*p.sim, p.rollout, Eigen::VectorXd::Constant(one.size(), q.initial));
+  }
+  const ParameterSet all(*p.sim, p.rollout, o.parameters);
+  o.lower.resize(all.size());
+  o.upper.resize(all.size());
+  for (size_t i = 0; i < s.parameters.size(); ++i) {
+    const ParameterSet::Block& b = all.blocks()[i];
+    o.lower.segment(b.offset, b.size).setConstant(s.parameters[i].lower);
+    o.upper.segment(b.offset, b.size).setConstant(s.parameters[i].upper);
+  }
+  return o;
+}
+
+json sysid_report_json(const MarkerScene& p, const std::string& data, const Recording& rec,
+                       const SysIdReport& r) {
+  const auto finite_or_null = [](double v) { return std::isfinite(v) ? json(v) : json(); };
+  json params = json::array();
+  for (size_t i = 0; i < r.labels.size(); ++i) {
+    const int k = static_cast<int>(i);
+    params.push_back({{"name", r.labels[i]},
+                      {"initial", r.initial[k]},
+                      {"estimate", r.estimate[k]},
+                      {"stddev", r.stddev.size() > k ? finite_or_null(r.stddev[k]) : json()}});
+  }
+  return {{"command", "sysid"},
+          {"softgrad_version", SOFTGRAD_VERSION},
+          {"scene", p.scene.name},
+          {"scene_file", p.scene.file.string()},
+          {"data", data},
+          {"method", r.method},
+          {"parameters", params},
+          {"frames", rec.times.size()},
+          {"observations", rec.observations.size()},
+          {"residuals", r.residuals},
+          {"rms_before", r.rms_before},
+          {"rms_after", r.rms_after},
+          {"cost_before", r.cost_before},
+          {"cost_after", r.cost_after},
+          {"iterations", r.iterations},
+          {"simulations", r.simulations},
+          {"sensitivity_simulations", r.sensitivity_simulations},
+          {"gradient_simulations", r.gradient_simulations},
+          {"seconds", r.seconds},
+          {"converged", r.converged},
+          {"termination", r.termination}};
+}
+
+void write_fit_plot(const std::string& path, const MarkerScene& p, const Recording& rec,
+                    const SysIdReport& r) {
+  static const char* const kAxis[] = {"x", "y", "z"};
+  std::vector<LinePlot> plots;
+  for (int m = 0; m < p.markers.size(); ++m)
+    for (int k = 0; k < p.markers.dim(); ++k) {
+      PlotSeries recorded{"recorded", {}, {}, false, true};
+      PlotSeries fitted{"fitted", {}, {}, false, false};
+      for (size_t i = 0; i < rec.observations.size(); ++i) {
+        const auto& o = rec.observations[i];
+        if (o.marker != m) continue;
+        recorded.x.push_back(rec.times[o.frame]);
+        recorded.y.push_back(o.position[k]);
+        fitted.x.push_back(rec.times[o.frame]);
+        fitted.y.push_back(r.fitted[i][k]);
+      }
+      if (recorded.x.empty()) continue;
+      LinePlot plot;
+      plot.title = "marker " + p.markers[m].name + ", " + kAxis[k];
+      plot.x_label = "t [s]";
+      plot.y_label = std::string(kAxis[k]) + " [m]";
+      plot.series = {recorded, fitted};
+      plots.push_back(std::move(plot));
+    }
+  write_svg_plots(path, plots);
+}
+
+std::string sysid_summary(const MarkerScene& p, const SysIdReport& r) {
+  std::ostringstream os;
+  char line[512];
+  std::snprintf(line, sizeof line, "%s: %s, %d iterations, %d simulations, %.2f s, %s\n",
+                p.scene.name.c_str(), r.method.c_str(), r.iterations, r.simulations, r.seconds,
+                r.converged ? "converged" : "not converged");
+  os << line;
+  const int shown = std::min<int>(static_cast<int>(r.labels.size()), 8);
+  for (int i = 0; i < shown; ++i) {
+    char sd[64] = "";
+    if (r.stddev.size() > i && std::isfinite(r.stddev[i]))
+      std::snprintf(sd, sizeof sd, " +- %.3g", r.stddev[i]);
+    std::snprintf(line, sizeof line, "  %-24s %.8g%s (from %.6g)\n", r.labels[i].c_str(),
+                  r.estimate[i], sd, r.initial[i]);
+    os << line;
+  }
+  if (shown < static_cast<int>(r.labels.size()))
+    os << "  ... " << r.labels.size() - shown << " more in report.json\n";
+  std::snprintf(line, sizeof line, "  marker rms error %.4g m -> %.4g m (%d residuals)\n",
+                r.rms_before, r.rms_after, r.residuals);
+  os << line << "  " << r.termination << "\n";
+  return os.str();
+}
+
+}  // namespace softgrad::app

@@ -1,0 +1,201 @@
+// `softgrad record` and `softgrad sysid` end to end on a small 2D cantilever, and the errors
+// they give for bad recordings and settings.
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <fstream>
+#include <sstream>
+
+#include "app/cli.hpp"
+#include "app/sysid_scene.hpp"
+#include "app_test_support.hpp"
+#include "softgrad/parameters.hpp"
+
+using namespace softgrad;
+using namespace softgrad::app;
+using namespace softgrad::test;
+using nlohmann::json;
+
+namespace {
+
+namespace fs = std::filesystem;
+
+struct Outcome {
+  int code = -1;
+  std::string out, err;
+};
+
+Outcome cli(std::vector<std::string> args) {
+  args.insert(args.begin(), "softgrad");
+  std::ostringstream out, err;
+  Outcome o;
+  o.code = run_cli(args, Console{out, err, false});
+  o.out = out.str();
+  o.err = err.str();
+  return o;
+}
+
+bool contains(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
+
+fs::path scratch(const std::string& name) {
+  const fs::path dir = fs::temp_directory_path() / "softgrad_test_sysid";
+  fs::create_directories(dir);
+  return dir / name;
+}
+
+void write_text(const fs::path& path, const std::string& text) { std::ofstream(path) << text; }
+
+// A 0.3 x 0.05 m beam of 6 x 2 cells clamped at x = 0, released from a bent pose for 0.2 s;
+// E = 5e4 Pa and alpha = 2 are the truth; the sysid block starts from 8e4 and 1.
+fs::path beam_scene(const std::string& extra = "") {
+  const fs::path file = scratch("beam.json");
+  write_text(file, R"({"name": "beam", "dim": 2, "time": {"dt": 0.01, "duration": 0.2},
+    "gravity": [0, 0], "damping": {"alpha": 2},
+    "bodies": [{"mesh": {"generator": "rectangle", "resolution": [6, 2], "size": [0.3, 0.05]},
+                "material": {"model": "neo_hookean", "youngs": 5e4, "poisson": 0.3}}],
+    "boundary": [{"region": {"plane": {"point": [0, 0], "normal": [-1, 0]}}}],
+    "initial": {"bend": {"deflection": 0.03, "length": 0.3, "origin": [0, 0.025]}},
+    "markers": [{"name": "tip", "position": [0.3, 0.025]}, {"name": "mid", "position": [0.16, 0.03]}],
+    "sysid": {"parameters": [{"name": "youngs", "initial": 8e4},
+                             {"name": "damping.alpha", "initial": 1, "upper": 10}]})" +
+                       extra + "}");
+  return file;
+}
+
+}  // namespace
+
+TEST_CASE("app/sysid: record then sysid recovers E and damping with a complete report") {
+  const fs::path scene = beam_scene();
+  const fs::path data = scratch("beam.csv");
+  const Outcome rec = cli({"record", scene.string(), "--out", data.string(), "--frame-rate", "75"});
+  REQUIRE_MESSAGE(rec.code == 0, rec.err);
+  CHECK(contains(rec.out, "beam: 16 frames of 2 markers over 0.2 s"));
+  const fs::path out = scratch("beam_fit");
+  const Outcome fit =
+      cli({"sysid", scene.string(), "--data", data.string(), "--out", out.string()});
+  REQUIRE_MESSAGE(fit.code == 0, fit.err);
+  CHECK(contains(fit.out, "beam: lm, "));
+  const json report = read_json(out / "report.json");
+  for (const char* key : {"command",
+                          "softgrad_version",
+                          "scene",
+                          "scene_file",
+                          "data",
+                          "method",
+                          "parameters",
+                          "frames",
+                          "observations",
+                          "residuals",
+                          "rms_before",
+                          "rms_after",
+                          "cost_before",
+                          "cost_after",
+                          "iterations",
+                          "simulations",
+                          "sensitivity_simulations",
+                          "gradient_simulations",
+                          "seconds",
+                          "converged",
+                          "termination"})
+    CHECK_MESSAGE(report.contains(key), key);
+  CHECK(report["observations"] == 32);
+  CHECK(report["residuals"] == 64);
+  REQUIRE(report["parameters"].size() == 2);
+  CHECK(report["parameters"][0]["name"] == "youngs");
+  CHECK(report["parameters"][0]["initial"] == 8e4);
+  CHECK(report["parameters"][0]["estimate"].get<double>() == doctest::Approx(5e4).epsilon(1e-4));
+  CHECK(report["parameters"][1]["estimate"].get<double>() == doctest::Approx(2.0).epsilon(1e-4));
+  CHECK(report["parameters"][1]["stddev"].get<double>() >= 0.0);
+  CHECK(report["rms_after"].get<double>() < 1e-4 * report["rms_before"].get<double>());
+  CHECK(report["simulations"].get<int>() > 2);
+  const std::string svg = read_text((out / "fit.svg").string());
+  CHECK(contains(svg, "marker tip, y"));
+  CHECK(contains(svg, "recorded"));
+}
+
+TEST_CASE("app/sysid: bad recordings are errors naming the file and line, exit code 1") {
+  const fs::path scene = beam_scene();
+  const auto run = [&](const std::string& text) {
+    const fs::path data = scratch("bad.csv");
+    write_text(data, text);
+    return cli(
+        {"sysid", scene.string(), "--data", data.string(), "--out", scratch("bad_out").string()});
+  };
+  const std::string file = scratch("bad.csv").string();
+  const std::string head = "time,marker,x,y\n0,tip,0.3,0.055\n";
+  struct Case {
+    std::string text, message;
+  };
+  const Case cases[] = {
+      {head + "0.01,knee,0.3,0.05\n", file + ":3: unknown marker 'knee'"},
+      {head + "0.02,tip,0.3,0.05\n0.01,tip,0.3,0.05\n",
+       file + ":4: time 0.01 is before the previous frame's time 0.02 (times must not decrease)"},
+      {head + "0.01,tip,nan,0.05\n", file + ":3: coordinate 0 'nan' is not a finite number"},
+      {head + "0.01,tip,0.3\n", file + ":3: expected 4 comma-separated fields"},
+      {head + "0.5,tip,0.3,0.05\n",
+       file + ": the recording ends at t = 0.5 s, after the scene's 0.2 s"},
+  };
+  for (const Case& c : cases) {
+    const Outcome o = run(c.text);
+    CHECK(o.code == 1);
+    CHECK_MESSAGE(contains(o.err, "softgrad: error: " + c.message), o.err);
+  }
+  const Outcome missing = cli({"sysid", scene.string(), "--data", scratch("none.csv").string()});
+  CHECK(missing.code == 1);
+  CHECK(contains(missing.err, "none.csv: cannot open the recording"));
+}
+
+TEST_CASE("app/sysid: a marker outside the mesh is an error naming its key") {
+  const fs::path file = scratch("outside.json");
+  write_text(file, R"({"dim": 2, "time": {"dt": 0.01, "duration": 0.02},
+    "bodies": [{"mesh": {"generator": "rectangle", "resolution": [2, 1], "size": [0.3, 0.05]},
+                "material": {"model": "neo_hookean"}}],
+    "markers": [{"name": "tip", "position": [0.4, 0.025]}]})");
+  const Outcome o = cli({"record", file.string(), "--out", scratch("x.csv").string()});
+  CHECK(o.code == 1);
+  CHECK(contains(o.err, file.string() + ": /markers/0/position: marker 'tip' at (0.4, 0.025) is "
+                                        "outside the mesh"));
+}
+
+TEST_CASE("app/record: --set writes parameters and field halves; noise is seeded") {
+  MarkerScene p = load_marker_scene(beam_scene().string());
+  apply_setting("damping.alpha=0.7", p);
+  apply_setting("youngs[x<0.15]=9e4", p);
+  const ParameterSet alpha(*p.sim, p.rollout, {"damping.alpha"});
+  CHECK(alpha.get(*p.sim, p.rollout)[0] == 0.7);
+  const ParameterSet field(*p.sim, p.rollout, {"youngs[]"});
+  const Eigen::VectorXd E = field.get(*p.sim, p.rollout);
+  CHECK(E.maxCoeff() == 9e4);
+  CHECK(E.minCoeff() == 5e4);
+  CHECK((E.array() == 9e4).count() == E.size() / 2);
+  const auto error = [&](const std::string& s) {
+    try {
+      apply_setting(s, p);
+    } catch (const InputError& e) {
+      return std::string(e.what());
+    }
+    return std::string("(no error)");
+  };
+  CHECK(error("youngs") ==
+        "--set 'youngs': expected NAME=VALUE or NAME[AXIS<C]=VALUE (AXIS x, y or z)");
+  CHECK(error("youngs=abc") == "--set 'youngs=abc': 'abc' is not a finite number");
+  CHECK(contains(error("yungs=1"), "--set 'yungs=1': "));
+  CHECK(error("youngs[z<1]=1e5") == "--set 'youngs[z<1]=1e5': the scene is 2D: use x or y");
+  CHECK(error("youngs[x>5]=1e5") ==
+        "--set 'youngs[x>5]=1e5': no element centroid satisfies the condition");
+  CHECK(contains(error("youngs=-1"), "--set 'youngs=-1': "));
+
+  // Same seed, same noise; the noise has about the requested deviation.
+  MarkerScene q = load_marker_scene(beam_scene().string());
+  const Recording clean = record_markers(q, 0.0, 0.0, 1);
+  const Recording a = record_markers(q, 0.0, 1e-3, 5), b = record_markers(q, 0.0, 1e-3, 5);
+  CHECK(clean.times.size() == 21);
+  double sum2 = 0.0;
+  for (size_t i = 0; i < a.observations.size(); ++i) {
+    CHECK(a.observations[i].position == b.observations[i].position);
+    sum2 += (a.observations[i].position - clean.observations[i].position).squaredNorm();
+  }
+  CHECK(std::sqrt(sum2 / (2.0 * a.observations.size())) == doctest::Approx(1e-3).epsilon(0.2));
+}
