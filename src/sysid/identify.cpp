@@ -85,23 +85,36 @@ class SimulationCache final : public ceres::EvaluationCallback {
   double* phi() { return phi_.data(); }
 
   void PrepareForEvaluation(bool, bool new_point) override {
-    // Sensitivities ride along with every simulation (one more factorisation per step and
-    // |theta| solves): Levenberg-Marquardt asks for the Jacobian at every accepted point, and
-    // simulating twice at a point would cost more.
-    if (!new_point) return;
+    if (new_point) evaluate();
+  }
+
+  /// Residuals and Jacobian at phi(). Sensitivities ride along with every simulation (one more
+  /// factorisation per step and |theta| solves): Levenberg-Marquardt asks for the Jacobian at
+  /// every accepted point, and simulating twice at a point would cost more. Ceres revisits
+  /// points (its final evaluation, the covariance), so the last few are remembered.
+  void evaluate() {
+    for (const Point& p : seen_)
+      if (p.phi == phi_) {
+        ok_ = p.ok;
+        r_ = p.r;
+        J_ = p.J;
+        return;
+      }
     ok_ = true;
     try {
       const Eigen::VectorXd theta = map_.theta(phi_);
       params_.set(sim_, rollout_, theta);
-      r_ = marker_residuals(sim_, rollout_, markers_, rec_, params_, &J_, options_.adjoint);
       ++report_.simulations;
       ++report_.sensitivity_simulations;
+      r_ = marker_residuals(sim_, rollout_, markers_, rec_, params_, &J_, options_.adjoint);
       J_ = J_ * map_.scale(phi_).asDiagonal();  // d r / d phi
     } catch (const std::exception& e) {
       // Ceres treats a failed evaluation as an unacceptable step and shrinks its trust region.
       ok_ = false;
       log(LogLevel::Debug, std::string("sysid: evaluation failed: ") + e.what());
     }
+    if (seen_.size() == kRemembered) seen_.erase(seen_.begin());
+    seen_.push_back({phi_, r_, J_, ok_});
   }
 
   bool ok() const { return ok_; }
@@ -117,10 +130,17 @@ class SimulationCache final : public ceres::EvaluationCallback {
   const Parametrisation& map_;
   const SysIdOptions& options_;
   SysIdReport& report_;
+  struct Point {
+    Eigen::VectorXd phi, r;
+    Eigen::MatrixXd J;
+    bool ok = true;
+  };
+  static constexpr size_t kRemembered = 4;
   Eigen::VectorXd phi_;
   Eigen::VectorXd r_;
   Eigen::MatrixXd J_;
   bool ok_ = true;
+  std::vector<Point> seen_;
 };
 
 /// The residual of one observation (dim entries), read from the cache.
@@ -165,9 +185,14 @@ void residual_stats(const Eigen::VectorXd& r, int n_obs, double& cost, double& r
 
 void solve_lm(Simulator& sim, Rollout& rollout, const MarkerSet& markers, const Recording& rec,
               const ParameterSet& params, const Parametrisation& map, const SysIdOptions& options,
-              SysIdReport& report, Eigen::VectorXd& phi) {
+              SysIdReport& report, Eigen::VectorXd& phi, Eigen::VectorXd& r_before,
+              Eigen::VectorXd& r_after) {
   SimulationCache cache(sim, rollout, markers, rec, params, map, options, report);
   Eigen::Map<Eigen::VectorXd>(cache.phi(), phi.size()) = phi;
+  // The residuals at the start come with the Jacobian that Ceres asks for first.
+  cache.evaluate();
+  if (!cache.ok()) throw InputError("sysid: the simulation fails at the initial guess");
+  r_before = cache.residuals();
   ceres::Problem::Options popt;
   popt.evaluation_callback = &cache;
   ceres::Problem problem(popt);
@@ -200,6 +225,9 @@ void solve_lm(Simulator& sim, Rollout& rollout, const MarkerSet& markers, const 
   report.converged = summary.termination_type == ceres::CONVERGENCE;
   report.termination = summary.message;
   phi = Eigen::Map<Eigen::VectorXd>(cache.phi(), P);
+  cache.evaluate();  // the solution: remembered from the solve
+  if (!cache.ok()) throw InputError("sysid: the simulation fails at the solution");
+  r_after = cache.residuals();
 
   // Covariance of phi at the solution (Ceres assumes unit residual variance): scale by the
   // residual variance, then map to theta (delta method: d theta = theta d phi in log space).
@@ -329,22 +357,22 @@ SysIdReport identify(Simulator& sim, Rollout& rollout, const MarkerSet& markers,
   const Parametrisation map = parametrise(params, report.initial, options);
   const int n_obs = static_cast<int>(recording.observations.size());
   report.residuals = n_obs * markers.dim();
-  const Eigen::VectorXd r0 =
-      marker_residuals(sim, rollout, markers, recording, params, nullptr, options.adjoint);
-  ++report.simulations;
-  residual_stats(r0, n_obs, report.cost_before, report.rms_before);
-
   Eigen::VectorXd phi = map.phi(report.initial);
+  Eigen::VectorXd r0, r;
   if (options.method == "lm") {
-    solve_lm(sim, rollout, markers, recording, params, map, options, report, phi);
+    solve_lm(sim, rollout, markers, recording, params, map, options, report, phi, r0, r);
+    report.estimate = map.theta(phi);
+    params.set(sim, rollout, report.estimate);
   } else {
+    r0 = marker_residuals(sim, rollout, markers, recording, params, nullptr, options.adjoint);
+    ++report.simulations;
     solve_lbfgs(sim, rollout, markers, recording, params, map, options, report, phi);
+    report.estimate = map.theta(phi);
+    params.set(sim, rollout, report.estimate);
+    r = marker_residuals(sim, rollout, markers, recording, params, nullptr, options.adjoint);
+    ++report.simulations;
   }
-  report.estimate = map.theta(phi);
-  params.set(sim, rollout, report.estimate);
-  const Eigen::VectorXd r =
-      marker_residuals(sim, rollout, markers, recording, params, nullptr, options.adjoint);
-  ++report.simulations;
+  residual_stats(r0, n_obs, report.cost_before, report.rms_before);
   residual_stats(r, n_obs, report.cost_after, report.rms_after);
   for (int i = 0; i < n_obs; ++i)
     report.fitted.push_back(r.segment(i * markers.dim(), markers.dim()) +
