@@ -18,6 +18,8 @@
 
 namespace softgrad {
 
+struct Locomotion;  // locomotion.hpp
+
 /// A marker of the scene's "markers": a named point of a body that recordings track.
 struct SceneMarker {
   std::string name;
@@ -74,10 +76,14 @@ struct Scene {
   std::vector<SceneMarker> markers;
   /// The scene's "sysid" block.
   SceneSysId sysid;
+  /// A locomotion scene's creature, controller, task and training settings ("creature" and the
+  /// keys beside it); null for other scenes. Its creature's model is `model`.
+  std::shared_ptr<const Locomotion> locomotion;
 
   /// The rollout the scene describes for a simulator built from its model and options: the rest
   /// state with the initial velocity, `steps` steps; a static scene is one equilibrium at the
-  /// final load time steps * dt.
+  /// final load time steps * dt. A locomotion scene's rollout drives the muscles with its
+  /// controller (initial parameters).
   Rollout rollout(const Simulator& sim) const;
 };
 

@@ -4,6 +4,7 @@
 #include "regions.hpp"
 #include "scene_sysid.hpp"
 #include "softgrad/errors.hpp"
+#include "softgrad/locomotion.hpp"
 #include "softgrad/parameters.hpp"
 
 namespace softgrad {
@@ -75,6 +76,10 @@ Rollout Scene::rollout(const Simulator& sim) const {
   }
   r.steps = steps;
   r.static_solve = static_solve;
+  if (locomotion) {
+    r.controller = locomotion->make_controller(sim.options().dt);
+    r.controlled_term = locomotion->creature.muscle_term;
+  }
   // A static scene: the equilibrium at the last load step.
   if (static_solve) r.initial.t = steps * sim.options().dt;
   return r;

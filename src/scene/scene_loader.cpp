@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "bodies.hpp"
+#include "locomotion_reader.hpp"
 #include "object_reader.hpp"
 #include "regions.hpp"
 #include "rollout.hpp"
@@ -227,7 +228,8 @@ Scene build_scene(const Json& j, const Source& src, const std::filesystem::path&
   if (scene.name.empty() && !top.has("name")) scene.name = "scene";
   if (scene.name.empty() || scene.name.find_first_of("/\\") != std::string::npos)
     top.fail("name", "the name must be non-empty without '/' or '\\' (it names the output folder)");
-  const int dim = top.integer("dim");
+  const bool creature = top.has("creature");
+  const int dim = creature ? detail::creature_dim(top) : top.integer("dim");
   scene.static_solve = top.string("mode") == "static";
   read_time(top, scene);
   read_solver(top, scene.options);
@@ -240,14 +242,21 @@ Scene build_scene(const Json& j, const Source& src, const std::filesystem::path&
   const double beta = damping.number("beta");
 
   // Bodies, then the energy terms, then the kinematic groups on the rest positions.
-  auto model = std::make_shared<Model>();
-  model->dim = dim;
-  const std::vector<const Json*> bodies = top.list("bodies");
-  if (bodies.empty()) top.fail("bodies", "the scene needs at least one body");
-  for (size_t i = 0; i < bodies.size(); ++i)
-    detail::add_scene_body(src, *bodies[i], static_cast<int>(i), *model);
-  add_elastic_terms(*model);
-  add_loads(top, gravity, *model);
+  // A locomotion scene's creature brings its own body, gravity, ground contact and muscles.
+  std::shared_ptr<Model> model;
+  if (creature) {
+    model = detail::read_creature(top, scene);
+  } else {
+    detail::reject_locomotion_keys(top);
+    model = std::make_shared<Model>();
+    model->dim = dim;
+    const std::vector<const Json*> bodies = top.list("bodies");
+    if (bodies.empty()) top.fail("bodies", "the scene needs at least one body (or a 'creature')");
+    for (size_t i = 0; i < bodies.size(); ++i)
+      detail::add_scene_body(src, *bodies[i], static_cast<int>(i), *model);
+    add_elastic_terms(*model);
+    add_loads(top, gravity, *model);
+  }
   if (alpha > 0 || beta > 0) add_damping(*model, alpha, beta);
   read_boundary(top, *model);
   detail::read_contact(top, *model);

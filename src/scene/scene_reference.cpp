@@ -4,6 +4,7 @@
 
 #include "schema.hpp"
 #include "softgrad/errors.hpp"
+#include "softgrad/locomotion.hpp"
 #include "softgrad/material_model.hpp"
 #include "softgrad/scene.hpp"
 
@@ -124,6 +125,11 @@ std::string scene_reference() {
     }
     print_table(os, rows);
   }
+  os << "\nCreatures (the value of /creature/generator):\n";
+  std::vector<std::vector<std::string>> creatures{{"generator", "dim", "description"}};
+  for (const CreatureGenerator& g : creature_generators())
+    creatures.push_back({g.name, std::to_string(g.dim), g.description});
+  print_table(os, creatures);
   return os.str();
 }
 

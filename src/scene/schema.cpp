@@ -35,7 +35,7 @@ constexpr KeySpec kTopKeys[] = {
      "gravitational acceleration (y is up)"},
     {"damping", Object, "", {}, "", "{}", "Rayleigh damping, see /damping"},
     {"solver", Object, "", {}, "", "{}", "Newton and linear solver settings, see /solver"},
-    {"bodies", List, "", {}, "", nullptr, "the deformable bodies (at least one), see /bodies/*"},
+    {"bodies", List, "", {}, "", "[]", "deformable bodies (1+, or a creature), see /bodies/*"},
     {"boundary", List, "", {}, "", "[]", "kinematic constraints, see /boundary/*"},
     {"forces", List, "", {}, "", "[]", "external forces, see /forces/*"},
     {"initial", Object, "", {}, "", "{}", "the initial state, see /initial"},
@@ -51,6 +51,11 @@ constexpr KeySpec kTopKeys[] = {
     {"contact", Object, "", {}, "", "", "contact and friction against obstacles, see /contact"},
     {"markers", List, "", {}, "", "[]", "named points that recordings track, see /markers/*"},
     {"sysid", Object, "", {}, "", "", "what softgrad sysid identifies, see /sysid"},
+    {"creature", Object, "", {}, "", "", "a locomotion scene's creature, see /creature"},
+    {"controller", Object, "", {}, "", "{}", "the creature's muscle controller, see /controller"},
+    {"task", Object, "", {}, "", "{}", "the creature's objective, see /task"},
+    {"train", Object, "", {}, "", "{}", "softgrad train: gradient-based training, see /train"},
+    {"compare", Object, "", {}, "", "{}", "softgrad compare: the baselines, see /compare"},
 };
 
 constexpr KeySpec kTimeKeys[] = {
@@ -313,9 +318,10 @@ const Section loss{"/loss/*", "one term of the loss: w/2 |x - target|^2 summed",
 
 std::span<const Section* const> all() {
   static const Section* const kAll[] = {
-      &top,      &time,   &damping,   &solver,  &output,   &body,    &mesh,  &material,
-      &boundary, &motion, &translate, &rotate,  &region,   &box,     &plane, &force,
-      &initial,  &bend,   &loss,      &contact, &obstacle, &markers, &sysid, &sysid_parameter};
+      &top,      &time,       &damping,   &solver,  &output,   &body,    &mesh,  &material,
+      &boundary, &motion,     &translate, &rotate,  &region,   &box,     &plane, &force,
+      &initial,  &bend,       &loss,      &contact, &obstacle, &markers, &sysid, &sysid_parameter,
+      &creature, &controller, &task,      &train,   &compare};
   return kAll;
 }
 }  // namespace schema

@@ -79,7 +79,8 @@ struct Section {
 /// The scene's sections, in document order (the reference prints them in this order).
 namespace schema {
 extern const Section top, time, damping, solver, output, body, mesh, material, boundary, region,
-    box, plane, motion, translate, rotate, force, initial, loss;
+    box, plane, motion, translate, rotate, force, initial, loss, creature, controller, task, train,
+    compare;
 // System identification and contact (sysid_schema.cpp).
 extern const Section contact, obstacle, markers, bend, sysid, sysid_parameter;
 std::span<const Section* const> all();

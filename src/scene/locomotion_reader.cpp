@@ -1,0 +1,287 @@
+// The locomotion keys of a scene: schema tables and the reader.
+#include "locomotion_reader.hpp"
+
+#include <algorithm>
+
+#include "softgrad/errors.hpp"
+#include "softgrad/locomotion.hpp"
+
+namespace softgrad::detail {
+
+namespace {
+
+using enum KeyType;
+
+constexpr Range kOpenUnit{0.0, 1.0, false, false};
+constexpr Range kFromOne{1.0, kInf, true, false};
+constexpr Range kFromTwo{2.0, kInf, true, false};
+
+constexpr KeySpec kCreatureKeys[] = {
+    {"generator",
+     String,
+     "",
+     {},
+     "",
+     "",
+     "a built-in creature (biped_2d, quadruped_2d; listed at the end); this or layout"},
+    {"layout",
+     Strings,
+     "",
+     {},
+     "",
+     "",
+     "rows of cells, top row first: '#' body, 'L' leg (muscles on its vertical edges), '.' "
+     "empty; the last row stands on the ground"},
+    {"cell", Number, "m", kPositive, "", "0.05", "cell size"},
+    {"youngs", Number, "Pa", kPositive, "", "1e4", "Young's modulus (neo-Hookean)"},
+    {"poisson", Number, "", Range{-1.0, 0.5, false, false}, "", "0.3", "Poisson's ratio"},
+    {"density", Number, "kg/m^2", kPositive, "", "200", "mass density (2D: per area)"},
+    {"muscle_stiffness", Number, "N/m", kPositive, "", "1e4", "stiffness of the muscle edges"},
+    {"contact_stiffness", Number, "N/m", kPositive, "", "2e4", "penalty stiffness of the ground"},
+    {"friction", Number, "", kNonNegative, "", "0.8", "Coulomb coefficient (lagged friction)"},
+    {"gap", Number, "m", kNonNegative, "", "1e-3", "height of the feet above the ground at rest"},
+};
+
+constexpr KeySpec kControllerKeys[] = {
+    {"type",
+     Choice,
+     "",
+     {},
+     "sine|keyframes|open_loop|mlp",
+     "sine",
+     "sine: a gait (amplitude, phase, offset per muscle, one frequency); keyframes: piecewise "
+     "linear through keys per period; open_loop: free per-step values; mlp: closed-loop policy"},
+    {"a_max", Number, "", kOpenUnit, "", "0.3", "activations are bounded by +-a_max"},
+    {"frequency", Number, "Hz", kPositive, "", "2", "sine: initial frequency"},
+    {"amplitude", Number, "", kAnyNumber, "", "1", "sine: initial amplitude (tanh^-1 units)"},
+    {"phase_step", Number, "rad", kAnyNumber, "", "0.9",
+     "sine: initial phase of muscle m is phase_step (m mod phase_cycle)"},
+    {"phase_cycle", Integer, "", kFromOne, "", "7", "sine: see phase_step"},
+    {"offset", Number, "", kAnyNumber, "", "0", "sine: initial offset (tanh^-1 units)"},
+    {"keys", Integer, "", kFromTwo, "", "4", "keyframes: keyframes per period"},
+    {"period", Number, "s", kPositive, "", "0.5",
+     "keyframes: the period; mlp: the clock period of the observations"},
+    {"init_std", Number, "", kNonNegative, "", "0.5",
+     "keyframes, open_loop: initial values N(0, init_std^2), seeded by /train/seed"},
+    {"hidden", Integers, "", kFromOne, "", "[32, 32]", "mlp: hidden layer sizes"},
+    {"delta", Number, "", kPositive, "", "0.2",
+     "mlp (and the baselines' policy): largest activation change per step, tanh^-1 units"},
+    {"length_scale", Number, "m", kPositive, "", "0.1",
+     "mlp (and the baselines' policy): observed positions are divided by it"},
+    {"velocity_scale", Number, "m/s", kPositive, "", "0.5",
+     "mlp (and the baselines' policy): observed velocities are divided by it"},
+};
+
+constexpr KeySpec kTaskKeys[] = {
+    {"type",
+     Choice,
+     "",
+     {},
+     "distance",
+     "distance",
+     "distance: the reward is the distance the centre of mass travels along direction over an "
+     "episode [m]; the training loss is minus it"},
+    {"direction", Vector, "", kAnyNumber, "", "[1, 0]", "direction of travel, non-zero"},
+};
+
+constexpr KeySpec kTrainKeys[] = {
+    {"optimizer", Choice, "", {}, "adam|lbfgs", "adam", "Adam, or Ceres' L-BFGS"},
+    {"iterations", Integer, "", kNonNegative, "", "20", "Adam steps or L-BFGS iterations"},
+    {"learning_rate", Number, "", kPositive, "", "0.1", "Adam's step size"},
+    {"clip", Number, "", kNonNegative, "", "0", "clip the gradient to this norm (0: never)"},
+    {"seed", Integer, "", kNonNegative, "", "1",
+     "initial random controller values and the baselines' randomness"},
+    {"episode_steps", Integer, "", kFromOne, "", "",
+     "steps per training episode (also the baselines'); default duration / dt"},
+};
+
+constexpr KeySpec kCompareKeys[] = {
+    {"budget", Integer, "", kNonNegative, "", "0",
+     "simulated steps per method; 0: ten times what train's iterations take"},
+    {"gradient_budget", Integer, "", kNonNegative, "", "0",
+     "simulated steps of the gradient method, at most budget (0: budget)"},
+    {"ppo_episodes", Integer, "", kFromOne, "", "8", "PPO: episodes per iteration"},
+    {"ppo_epochs", Integer, "", kFromOne, "", "10", "PPO: passes over each batch"},
+    {"ppo_minibatch", Integer, "", kFromOne, "", "64", "PPO: minibatch size"},
+    {"ppo_learning_rate", Number, "", kPositive, "", "1e-3", "PPO: Adam step of policy and value"},
+    {"ppo_log_std", Number, "", kAnyNumber, "", "-1",
+     "PPO: initial log standard deviation of the actions"},
+    {"ppo_reward_scale", Number, "1/m", kPositive, "", "100",
+     "PPO: rewards are scaled by it for the value function (returns of order 1)"},
+    {"es_population", Integer, "", kFromTwo, "", "16", "ES: candidates per iteration (even)"},
+    {"es_sigma", Number, "", kPositive, "", "0.05", "ES: perturbation standard deviation"},
+    {"es_learning_rate", Number, "", kPositive, "", "0.02", "ES: Adam step"},
+    {"hidden", Integers, "", kFromOne, "", "[32, 32]", "hidden sizes of the baselines' policy"},
+    {"period", Number, "s", kPositive, "", "0.5", "clock period of the baselines' observations"},
+};
+
+/// Controller keys that apply to some types only.
+struct KeyUse {
+  const char* key;
+  const char* types;  ///< space-separated
+};
+constexpr KeyUse kControllerKeyUse[] = {
+    {"frequency", "sine"},       {"amplitude", "sine"},
+    {"phase_step", "sine"},      {"phase_cycle", "sine"},
+    {"offset", "sine"},          {"keys", "keyframes"},
+    {"period", "keyframes mlp"}, {"init_std", "keyframes open_loop"},
+    {"hidden", "mlp"},
+};
+
+bool uses(const char* types, const std::string& type) {
+  const std::string list = std::string(" ") + types + " ";
+  return list.find(" " + type + " ") != std::string::npos;
+}
+
+Creature build_creature(const ObjectReader& c, const CreatureOptions& o, Locomotion& loc) {
+  if (c.has("generator") == c.has("layout"))
+    c.fail_here("give exactly one of 'generator' (a built-in creature) or 'layout' (cells)");
+  if (c.has("layout")) {
+    loc.generator = "layout";
+    loc.layout = c.strings("layout");
+    try {
+      return make_cell_creature(loc.layout, o);
+    } catch (const InputError& e) {
+      c.fail("layout", e.what());
+    }
+  }
+  loc.generator = c.string("generator");
+  const CreatureGenerator* g = find_creature_generator(loc.generator);
+  if (!g) {
+    std::string names;
+    for (const CreatureGenerator& k : creature_generators()) names += std::string(" ") + k.name;
+    c.fail("generator",
+           "unknown creature '" + loc.generator + "'; built-in:" + names + " (or give a 'layout')");
+  }
+  return g->make(o);
+}
+
+void read_controller(const ObjectReader& top, const Scene& scene, Locomotion& loc) {
+  const ObjectReader c = top.object("controller", schema::controller);
+  ControllerSpec& s = loc.controller;
+  s.type = c.string("type");
+  for (const KeyUse& use : kControllerKeyUse)
+    if (c.has(use.key) && !uses(use.types, s.type))
+      c.fail(use.key, "'" + std::string(use.key) + "' does not apply to type '" + s.type +
+                          "' (only to " + use.types + ")");
+  s.a_max = c.number("a_max");
+  s.frequency = c.number("frequency");
+  s.amplitude = c.number("amplitude");
+  s.phase_step = c.number("phase_step");
+  s.phase_cycle = c.integer("phase_cycle");
+  s.offset = c.number("offset");
+  s.keys = c.integer("keys");
+  s.period = c.number("period");
+  s.init_std = c.number("init_std");
+  if (c.has("hidden")) s.hidden = c.integers("hidden");
+  s.delta = c.number("delta");
+  s.length_scale = c.number("length_scale");
+  s.velocity_scale = c.number("velocity_scale");
+  if (s.type == "keyframes" && !(s.period >= 2 * scene.options.dt))
+    c.fail("period", "the period must span at least two time steps (dt = " +
+                         format_number(scene.options.dt) + " s)");
+}
+
+void read_training(const ObjectReader& top, const Scene& scene, Locomotion& loc) {
+  const ObjectReader t = top.object("train", schema::train);
+  LocomotionTrainSpec& s = loc.train;
+  s.optimizer = t.string("optimizer");
+  s.iterations = t.integer("iterations");
+  s.learning_rate = t.number("learning_rate");
+  s.clip = t.number("clip");
+  s.seed = static_cast<std::uint64_t>(t.integer("seed"));
+  s.episode_steps = t.has("episode_steps") ? t.integer("episode_steps") : scene.steps;
+
+  const ObjectReader c = top.object("compare", schema::compare);
+  LocomotionCompareSpec& p = loc.compare;
+  p.budget = c.integer("budget");
+  p.gradient_budget = c.integer("gradient_budget");
+  p.ppo_episodes = c.integer("ppo_episodes");
+  p.ppo_epochs = c.integer("ppo_epochs");
+  p.ppo_minibatch = c.integer("ppo_minibatch");
+  p.ppo_learning_rate = c.number("ppo_learning_rate");
+  p.ppo_log_std = c.number("ppo_log_std");
+  p.ppo_reward_scale = c.number("ppo_reward_scale");
+  p.es_population = c.integer("es_population");
+  if (p.es_population % 2 != 0)
+    c.fail("es_population", "the population must be even (antithetic pairs)");
+  p.es_sigma = c.number("es_sigma");
+  p.es_learning_rate = c.number("es_learning_rate");
+  if (c.has("hidden")) p.hidden = c.integers("hidden");
+  p.period = c.number("period");
+  p.delta = loc.controller.delta;
+}
+
+}  // namespace
+
+namespace schema {
+const Section creature{"/creature", "a soft creature with muscles on a penalty ground",
+                       kCreatureKeys};
+const Section controller{"/controller", "what drives the creature's muscles", kControllerKeys};
+const Section task{"/task", "the creature's objective over an episode", kTaskKeys};
+const Section train{"/train", "softgrad train: gradient-based training through the simulator",
+                    kTrainKeys};
+const Section compare{"/compare", "softgrad compare: the model-free baselines (PPO, OpenAI-ES)",
+                      kCompareKeys};
+}  // namespace schema
+
+int creature_dim(const ObjectReader& top) {
+  const ObjectReader c = top.object("creature", schema::creature);
+  int dim = 2;  // layouts are 2D
+  if (c.has("generator")) {
+    const CreatureGenerator* g = find_creature_generator(c.string("generator"));
+    if (g) dim = g->dim;  // an unknown name fails later with the list of names
+  }
+  if (top.has("dim") && top.integer("dim") != dim)
+    top.fail("dim", "the creature is " + std::to_string(dim) + "D; remove 'dim' or set it to " +
+                        std::to_string(dim));
+  return dim;
+}
+
+void reject_locomotion_keys(const ObjectReader& top) {
+  for (const char* key : {"controller", "task", "train", "compare"})
+    if (top.has(key))
+      top.fail(key, "'" + std::string(key) + "' needs a 'creature' (a locomotion scene)");
+}
+
+std::shared_ptr<Model> read_creature(const ObjectReader& top, Scene& scene) {
+  for (const char* key : {"bodies", "gravity", "forces"})
+    if (top.has(key))
+      top.fail(key, "a creature scene builds its own body, gravity and ground; remove '" +
+                        std::string(key) + "'");
+  auto loc = std::make_shared<Locomotion>();
+  read_controller(top, scene, *loc);
+  read_training(top, scene, *loc);
+  const ObjectReader c = top.object("creature", schema::creature);
+  CreatureOptions o;
+  o.cell = c.number("cell");
+  o.youngs = c.number("youngs");
+  o.poisson = c.number("poisson");
+  o.density = c.number("density");
+  o.muscle_stiffness = c.number("muscle_stiffness");
+  o.contact_stiffness = c.number("contact_stiffness");
+  o.friction = c.number("friction");
+  o.gap = c.number("gap");
+  // Activations are stored for the longest rollout: a run, or a training episode.
+  o.steps = std::max(scene.steps, loc->train.episode_steps);
+  loc->controller_steps = o.steps;
+  loc->creature = build_creature(c, o, *loc);
+  const int dim = loc->creature.model->dim;
+
+  const ObjectReader task = top.object("task", schema::task);
+  Eigen::VectorXd d = Eigen::VectorXd::Zero(dim);
+  d[0] = 1.0;
+  d = task.vector("direction", dim, d);
+  if (!(d.norm() > 0)) task.fail("direction", "the direction must be non-zero");
+  loc->direction = d.normalized();
+  // The controller's sizes and bounds are checked by building it once.
+  try {
+    loc->make_controller(scene.options.dt);
+  } catch (const InputError& e) {
+    fail_at(top.source(), top.path("controller"), e.what());
+  }
+  scene.locomotion = loc;
+  return loc->creature.model;
+}
+
+}  // namespace softgrad::detail

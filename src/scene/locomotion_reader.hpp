@@ -1,0 +1,27 @@
+/// @file locomotion_reader.hpp
+/// Internal: the locomotion keys of a scene ("creature", "controller", "task", "train",
+/// "compare"), validated against their schema sections.
+#pragma once
+
+#include <memory>
+
+#include "object_reader.hpp"
+#include "softgrad/model.hpp"
+#include "softgrad/scene.hpp"
+
+namespace softgrad::detail {
+
+/// The dimension of the scene's creature; a "dim" that disagrees is an error at /dim.
+/// @pre top.has("creature").
+int creature_dim(const ObjectReader& top);
+
+/// Builds the creature (its model, with gravity, ground contact and muscles) and the controller,
+/// task, train and compare settings into scene.locomotion; returns the model. Needs scene.steps
+/// and scene.options.dt. "bodies", "gravity" and "forces" are errors beside a creature.
+/// Without a "creature", any of the other locomotion keys is an error.
+std::shared_ptr<Model> read_creature(const ObjectReader& top, Scene& scene);
+
+/// Rejects controller, task, train or compare in a scene without a creature.
+void reject_locomotion_keys(const ObjectReader& top);
+
+}  // namespace softgrad::detail
