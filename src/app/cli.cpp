@@ -61,7 +61,8 @@ int run_cli(const std::vector<std::string>& args, const Console& c) {
         add_grad_command(program),      add_gradcheck_command(program),
         add_params_command(program),    add_scene_help_command(program),
         add_materials_command(program), add_sysid_command(program),
-        add_record_command(program)};
+        add_record_command(program),    add_train_command(program),
+        add_compare_command(program)};
     int code = kExitOk;
     const Command* chosen = parse(program, commands, args, c, code);
     return chosen ? chosen->execute(c) : code;

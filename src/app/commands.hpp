@@ -37,6 +37,11 @@ Command add_sysid_command(CLI::App& program);
 /// `record SCENE --out FILE [--noise SIGMA] [--seed N] [--frame-rate HZ] [--set NAME=VALUE]`:
 /// the scene's markers as a recording.
 Command add_record_command(CLI::App& program);
+/// `train SCENE [--out DIR] [--iterations N] [--resume]`: a locomotion scene's controller
+/// trained by gradients through the simulator.
+Command add_train_command(CLI::App& program);
+/// `compare SCENE [--budget STEPS] [--out DIR]`: gradients against PPO and OpenAI-ES.
+Command add_compare_command(CLI::App& program);
 /// `params SCENE`: the parameters a scene offers to differentiate by.
 Command add_params_command(CLI::App& program);
 /// `scene-help`: the scene file reference.

@@ -1,0 +1,286 @@
+// `softgrad compare`: gradient-based training against PPO and OpenAI-ES on one locomotion scene,
+// with the same episodes and the same budget of simulated steps.
+#include <CLI/CLI.hpp>
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <memory>
+#include <ostream>
+
+#include "app/cli.hpp"
+#include "app/commands.hpp"
+#include "app/frame_writer.hpp"
+#include "app/gradient_problem.hpp"
+#include "app/locomotion_problem.hpp"
+#include "app/summary.hpp"
+#include "softgrad/config.hpp"
+#include "softgrad/errors.hpp"
+#include "softgrad/plot.hpp"
+#include "softgrad/rl/evolution_strategy.hpp"
+#include "softgrad/rl/locomotion_env.hpp"
+#include "softgrad/rl/ppo.hpp"
+
+namespace softgrad::app {
+namespace {
+
+using json = nlohmann::ordered_json;
+using Clock = std::chrono::steady_clock;
+
+struct CompareArgs {
+  std::string scene;
+  SceneOverrides overrides;
+  long budget = 0;  ///< 0: the scene's compare.budget
+};
+
+/// One method's run.
+struct MethodRun {
+  std::string name, policy;
+  std::vector<CurveSample> curve;
+  long steps_used = 0;
+  double seconds = 0.0;
+  double best = -std::numeric_limits<double>::infinity();
+};
+
+std::string fmt(const char* format, double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, format, v);
+  return buf;
+}
+
+/// The steps of the first curve point with reward >= threshold, or -1.
+long steps_to(const MethodRun& m, double threshold) {
+  for (const CurveSample& s : m.curve)
+    if (s.reward >= threshold) return s.steps;
+  return -1;
+}
+
+void finish(MethodRun& m, Clock::time_point start) {
+  m.seconds = std::chrono::duration<double>(Clock::now() - start).count();
+  for (const CurveSample& s : m.curve) m.best = std::max(m.best, s.reward);
+}
+
+MethodRun run_gradient(LocomotionProblem& p, long budget, const Console& c, bool talk) {
+  MethodRun m{"gradient (" + p.locomotion().train.optimizer + ")", "", {}, 0, 0.0};
+  const auto start = Clock::now();
+  const int iterations = static_cast<int>(budget / p.episode_steps());
+  TrainOptions o = train_options(p.locomotion(), iterations);
+  o.on_iteration = [&](const TrainIteration& it) {
+    if (talk)
+      c.err << "softgrad: gradient iteration " << it.iteration << "/" << iterations << ": reward "
+            << fmt("%.6g", -it.loss) << " m, " << it.simulated_steps << " steps" << std::endl;
+  };
+  Rollout rollout = p.rollout;
+  const ParameterSet params(*p.sim, rollout, {"controller"});
+  m.policy = rollout.controller->name() + " (" + std::to_string(params.size()) + " parameters)";
+  const TrainReport report = train(*p.sim, rollout, *p.loss, params, o);
+  m.curve = gradient_curve(report);
+  m.steps_used = report.simulated_steps;
+  finish(m, start);
+  return m;
+}
+
+rl::LocomotionOptions env_options(const Locomotion& loc) {
+  rl::LocomotionOptions o;
+  o.muscle_term = loc.creature.muscle_term;
+  o.n_muscles = loc.creature.n_muscles;
+  o.controller = loc.policy_options();
+  o.reward = [&loc](const State& prev, const State& next) { return loc.progress(prev, next); };
+  return o;
+}
+
+/// The baselines' curve: the initial policy at 0 steps, then each iteration's policy.
+void add_rl_curve(MethodRun& m, const rl::TrainingResult& r) {
+  m.curve.push_back({0, r.initial_return});
+  for (const rl::CurvePoint& q : r.curve)
+    m.curve.push_back({q.steps, std::isnan(q.policy_return) ? q.mean_return : q.policy_return});
+  m.steps_used = r.training_steps;
+}
+
+rl::IterationCallback rl_progress(const std::string& name, int iterations, const Console& c,
+                                  bool talk) {
+  return [&c, name, iterations, talk](int it, const rl::CurvePoint& q) {
+    if (talk)
+      c.err << "softgrad: " << name << " iteration " << it + 1 << "/" << iterations << ": reward "
+            << fmt("%.6g", q.policy_return) << " m, " << q.steps << " steps" << std::endl;
+  };
+}
+
+MethodRun run_ppo(LocomotionProblem& p, long budget, const Console& c, bool talk) {
+  const Locomotion& loc = p.locomotion();
+  const LocomotionCompareSpec& s = loc.compare;
+  Rollout episode = p.rollout;
+  episode.controller.reset();
+  rl::LocomotionEnv env(*p.sim, episode, env_options(loc));
+  rl::PpoOptions o;
+  o.iterations = static_cast<int>(budget / (static_cast<long>(s.ppo_episodes) * p.episode_steps()));
+  o.episodes_per_iteration = s.ppo_episodes;
+  o.epochs = s.ppo_epochs;
+  o.minibatch_size = s.ppo_minibatch;
+  o.policy_adam.learning_rate = s.ppo_learning_rate;
+  o.value_adam.learning_rate = s.ppo_learning_rate;
+  o.initial_log_std = s.ppo_log_std;
+  o.reward_scale = s.ppo_reward_scale;
+  o.seed = loc.train.seed;
+  const Mlp& policy = env.controller().network();
+  MethodRun m{"PPO", "mlp (" + std::to_string(policy.n_parameters()) + " parameters)", {}, 0, 0.0};
+  const auto start = Clock::now();
+  if (o.iterations > 0)
+    add_rl_curve(m, rl::train_ppo(env, policy, o, rl_progress("PPO", o.iterations, c, talk)));
+  finish(m, start);
+  return m;
+}
+
+MethodRun run_es(LocomotionProblem& p, long budget, const Console& c, bool talk) {
+  const Locomotion& loc = p.locomotion();
+  const LocomotionCompareSpec& s = loc.compare;
+  Rollout episode = p.rollout;
+  episode.controller.reset();
+  rl::LocomotionEnv env(*p.sim, episode, env_options(loc));
+  rl::EsOptions o;
+  o.iterations =
+      static_cast<int>(budget / (static_cast<long>(s.es_population) * p.episode_steps()));
+  o.population = s.es_population;
+  o.sigma = s.es_sigma;
+  o.adam.learning_rate = s.es_learning_rate;
+  o.seed = loc.train.seed;
+  const Mlp& policy = env.controller().network();
+  MethodRun m{"ES", "mlp (" + std::to_string(policy.n_parameters()) + " parameters)", {}, 0, 0.0};
+  const auto start = Clock::now();
+  if (o.iterations > 0)
+    add_rl_curve(m, rl::train_es(env, policy, o, rl_progress("ES", o.iterations, c, talk)));
+  finish(m, start);
+  return m;
+}
+
+void write_files(const std::filesystem::path& dir, const std::vector<MethodRun>& runs,
+                 const json& summary, const std::string& name) {
+  std::ofstream csv(dir / "compare.csv");
+  csv << "method,simulated_steps,reward\n";
+  csv.precision(10);
+  for (const MethodRun& m : runs)
+    for (const CurveSample& s : m.curve) csv << m.name << "," << s.steps << "," << s.reward << "\n";
+  if (!csv) throw InputError((dir / "compare.csv").string() + ": cannot write");
+  write_json_file(dir / "compare.json", summary);
+  LinePlot linear{name + ": reward (distance travelled per episode) against simulated steps",
+                  "simulated steps",
+                  "reward [m]",
+                  {}};
+  for (const MethodRun& m : runs) {
+    PlotSeries s{m.name, {}, {}, false, m.curve.size() < 60};
+    for (const CurveSample& q : m.curve) {
+      s.x.push_back(static_cast<double>(q.steps));
+      s.y.push_back(q.reward);
+    }
+    linear.series.push_back(std::move(s));
+  }
+  LinePlot log_x = linear;
+  log_x.title = "the same, logarithmic steps";
+  log_x.log_x = true;
+  write_svg_plots((dir / "compare.svg").string(), {linear, log_x});
+}
+
+int execute(const CompareArgs& args, const Console& c) {
+  LogRedirect logs(c, args.overrides.verbosity());
+  apply_threads(args.overrides.threads);
+  LocomotionProblem p = load_locomotion_problem(args.scene, args.overrides);
+  const Locomotion& loc = p.locomotion();
+  const long budget = args.budget > 0          ? args.budget
+                      : loc.compare.budget > 0 ? loc.compare.budget
+                                               : 10L * loc.train.iterations * p.episode_steps();
+  if (budget < p.episode_steps())
+    throw InputError("compare: the budget (" + std::to_string(budget) +
+                     " steps) is shorter than one episode (" + std::to_string(p.episode_steps()) +
+                     " steps)");
+  const std::filesystem::path dir = p.scene.output.directory;
+  create_output_directory(dir);
+  const bool talk = !args.overrides.quiet;
+  std::vector<MethodRun> runs;
+  const long gradient_budget =
+      loc.compare.gradient_budget > 0 ? std::min(budget, loc.compare.gradient_budget) : budget;
+  runs.push_back(run_gradient(p, gradient_budget, c, talk));
+  runs.push_back(run_ppo(p, budget, c, talk));
+  runs.push_back(run_es(p, budget, c, talk));
+  // 90% of the best reward any method reaches; and PPO's best for the gradient method.
+  double best = -std::numeric_limits<double>::infinity();
+  for (const MethodRun& m : runs) best = std::max(best, m.best);
+  const double threshold = 0.9 * best;
+  const MethodRun& grad = runs[0];
+  const MethodRun& ppo = runs[1];
+  const long ppo_best_steps = steps_to(ppo, ppo.best);
+  const long grad_to_ppo_best = steps_to(grad, ppo.best);
+  json methods = json::array();
+  std::vector<std::vector<std::string>> table = {{"method", "policy", "steps used",
+                                                  "best reward [m]", "steps to 90% of best",
+                                                  "steps to PPO's best", "wall time"}};
+  for (const MethodRun& m : runs) {
+    json curve = json::array();
+    for (const CurveSample& s : m.curve) curve.push_back({s.steps, s.reward});
+    const long s90 = steps_to(m, threshold);
+    methods.push_back({{"method", m.name},
+                       {"policy", m.policy},
+                       {"steps_used", m.steps_used},
+                       {"best_reward_m", m.best},
+                       {"steps_to_90_percent", s90 < 0 ? json(nullptr) : json(s90)},
+                       {"steps_to_ppo_best",
+                        steps_to(m, ppo.best) < 0 ? json(nullptr) : json(steps_to(m, ppo.best))},
+                       {"wall_time_s", m.seconds},
+                       {"curve", curve}});
+    table.push_back({m.name, m.policy, std::to_string(m.steps_used), fmt("%.6g", m.best),
+                     steps_text(s90), steps_text(steps_to(m, ppo.best)), fmt("%.1f s", m.seconds)});
+  }
+  const bool ratio_known = ppo_best_steps > 0 && grad_to_ppo_best > 0;
+  const double ratio =
+      ratio_known ? static_cast<double>(ppo_best_steps) / static_cast<double>(grad_to_ppo_best)
+                  : std::numeric_limits<double>::quiet_NaN();
+  json summary{
+      {"command", "compare"},
+      {"softgrad_version", SOFTGRAD_VERSION},
+      {"scene", p.scene.name},
+      {"scene_file", args.scene},
+      {"creature", loc.generator},
+      {"episode_steps", p.episode_steps()},
+      {"dt", p.scene.options.dt},
+      {"budget_steps", budget},
+      {"gradient_budget_steps", gradient_budget},
+      {"seed", loc.train.seed},
+      {"best_reward_m", best},
+      {"threshold_90_percent_m", threshold},
+      {"ppo_best_reward_m", ppo.best},
+      {"ppo_steps_to_its_best", ppo_best_steps},
+      {"gradient_steps_to_ppo_best", grad_to_ppo_best < 0 ? json(nullptr) : json(grad_to_ppo_best)},
+      {"ppo_over_gradient_steps", ratio_known ? json(ratio) : json(nullptr)},
+      {"methods", methods}};
+  write_files(dir, runs, summary, p.scene.name);
+  c.out << p.scene.name << ": " << p.episode_steps() << "-step episodes, budget " << budget
+        << " simulated steps per method; best reward " << fmt("%.6g", best)
+        << " m, 90% = " << fmt("%.6g", threshold) << " m\n"
+        << aligned_table(table) << "PPO reaches its best (" << fmt("%.6g", ppo.best) << " m) after "
+        << steps_text(ppo_best_steps) << " steps; the gradient method after "
+        << steps_text(grad_to_ppo_best) << " steps"
+        << (ratio_known ? " (" + fmt("%.3g", ratio) + "x fewer)" : std::string()) << "\n"
+        << "  output: " << dir.string() << " (compare.csv, compare.json, compare.svg)\n"
+        << std::flush;
+  return kExitOk;
+}
+
+}  // namespace
+
+Command add_compare_command(CLI::App& program) {
+  auto args = std::make_shared<CompareArgs>();
+  CLI::App* cmd = program.add_subcommand(
+      "compare", "Gradient-based training against PPO and OpenAI-ES on a locomotion scene");
+  cmd->add_option("scene", args->scene, "Scene file (JSON) with a creature")->required();
+  add_common_options(*cmd, args->overrides);
+  cmd->add_option("-b,--budget", args->budget,
+                  "Simulated steps per method (default: the scene's compare.budget)")
+      ->check(CLI::Range(1L, 1000000000L));
+  cmd->footer(
+      "All methods train on the same episodes (train.episode_steps) with fixed seeds and at most\n"
+      "BUDGET simulated steps each (forward steps; the gradient method's adjoint steps are not\n"
+      "counted, the baselines' evaluation episodes neither). Rewards are distances travelled\n"
+      "[m]. Writes compare.csv, compare.json and compare.svg into OUT and prints, per method,\n"
+      "the steps it needs to reach 90% of the best reward any method reaches.\n");
+  return {cmd, [args](const Console& c) { return execute(*args, c); }};
+}
+
+}  // namespace softgrad::app

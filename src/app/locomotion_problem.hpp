@@ -1,0 +1,57 @@
+/// @file locomotion_problem.hpp
+/// What `softgrad train` and `softgrad compare` share: a locomotion scene loaded with its
+/// simulator, episode rollout and objective; gradient-based training from the scene's "train"
+/// settings; the files written for a learning curve and a rollout (frames and gait picture).
+#pragma once
+
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "app/scene_overrides.hpp"
+#include "softgrad/locomotion.hpp"
+#include "softgrad/scene.hpp"
+#include "softgrad/training.hpp"
+
+namespace softgrad::app {
+
+/// A locomotion scene ready to train.
+struct LocomotionProblem {
+  Scene scene;
+  std::unique_ptr<Simulator> sim;
+  Rollout rollout;  ///< one episode (train.episode_steps steps) with the scene's controller
+  std::shared_ptr<const Loss> loss;  ///< minus the distance travelled
+
+  const Locomotion& locomotion() const { return *scene.locomotion; }
+  int episode_steps() const { return rollout.steps; }
+};
+
+/// Loads `file` with `overrides` (--out, --solver, --threads).
+/// @throws InputError if the scene has no "creature" (it is not a locomotion scene), or as
+///         load_scene does.
+LocomotionProblem load_locomotion_problem(const std::string& file, const SceneOverrides& overrides);
+
+/// The scene's train settings as TrainOptions (`iterations` replaces its count when >= 0).
+TrainOptions train_options(const Locomotion& locomotion, int iterations = -1);
+
+/// One point of a learning curve.
+struct CurveSample {
+  long steps = 0;  ///< simulated steps spent so far
+  double reward = 0.0;
+};
+
+/// The rewards (minus the losses) of a training history against simulated steps.
+std::vector<CurveSample> gradient_curve(const TrainReport& report);
+
+/// Simulates one episode with `controller` and writes, into `dir`: rollout.pvd with .vtu frames
+/// every `every` steps (0: none) and, for a 2D creature, gait.svg (about 8 frames overlaid).
+/// Returns the distance travelled [m]. @throws InputError if a file cannot be written, or
+/// ConvergenceError if the episode fails.
+double write_rollout(LocomotionProblem& p, const std::shared_ptr<Controller>& controller,
+                     const std::filesystem::path& dir, int every, const std::string& title);
+
+/// "1.23e+04" style text for a step count, "not reached" for -1.
+std::string steps_text(long steps);
+
+}  // namespace softgrad::app

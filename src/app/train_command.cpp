@@ -1,0 +1,170 @@
+// `softgrad train`: a locomotion scene's controller trained by gradients through the simulator.
+#include <CLI/CLI.hpp>
+#include <cstdio>
+#include <fstream>
+#include <memory>
+#include <ostream>
+
+#include "app/cli.hpp"
+#include "app/commands.hpp"
+#include "app/frame_writer.hpp"
+#include "app/locomotion_problem.hpp"
+#include "app/summary.hpp"
+#include "softgrad/config.hpp"
+#include "softgrad/errors.hpp"
+#include "softgrad/plot.hpp"
+
+namespace softgrad::app {
+namespace {
+
+using json = nlohmann::ordered_json;
+
+struct TrainArgs {
+  std::string scene;
+  SceneOverrides overrides;  ///< --out, --solver, --threads, --quiet/--verbose
+  int iterations = -1;       ///< -1: the scene's train.iterations
+  bool resume = false;
+};
+
+std::string line(const char* format, double a, double b, double c, double d) {
+  char buf[256];
+  std::snprintf(buf, sizeof buf, format, a, b, c, d);
+  return buf;
+}
+
+void write_curve_files(const std::filesystem::path& dir, const TrainReport& r,
+                       const std::string& name) {
+  const std::filesystem::path csv = dir / "loss.csv";
+  std::ofstream out(csv);
+  out << "iteration,loss,reward,gradient_norm,simulated_steps,seconds\n";
+  out.precision(10);
+  for (const TrainIteration& it : r.history)
+    out << it.iteration << "," << it.loss << "," << -it.loss << "," << it.gradient_norm << ","
+        << it.simulated_steps << "," << it.seconds << "\n";
+  if (!out) throw InputError(csv.string() + ": cannot write the learning curve");
+  PlotSeries by_iteration{"reward", {}, {}, false, true}, by_steps = by_iteration;
+  for (const TrainIteration& it : r.history) {
+    by_iteration.x.push_back(it.iteration);
+    by_iteration.y.push_back(-it.loss);
+    by_steps.x.push_back(static_cast<double>(it.simulated_steps));
+    by_steps.y.push_back(-it.loss);
+  }
+  write_svg_plots(
+      (dir / "loss.svg").string(),
+      {LinePlot{name + ": reward (distance travelled) per iteration",
+                "iteration",
+                "reward [m]",
+                {by_iteration}},
+       LinePlot{"against simulated steps", "simulated steps", "reward [m]", {by_steps}}});
+}
+
+json controller_json(const Controller& c, double reward) {
+  const Eigen::VectorXd psi = c.parameters();
+  return json{{"type", c.name()},
+              {"n_outputs", c.n_outputs()},
+              {"reward_m", reward},
+              {"n_parameters", psi.size()},
+              {"parameters", std::vector<double>(psi.data(), psi.data() + psi.size())}};
+}
+
+int execute(const TrainArgs& args, const Console& c) {
+  LogRedirect logs(c, args.overrides.verbosity());
+  apply_threads(args.overrides.threads);
+  LocomotionProblem p = load_locomotion_problem(args.scene, args.overrides);
+  const Locomotion& loc = p.locomotion();
+  const std::filesystem::path dir = p.scene.output.directory;
+  create_output_directory(dir);
+  TrainOptions o = train_options(loc, args.iterations);
+  o.checkpoint = (dir / "best_parameters.txt").string();
+  o.resume = args.resume;
+  const bool talk = !args.overrides.quiet;
+  o.on_iteration = [&](const TrainIteration& it) {
+    if (talk)
+      c.err << "softgrad: iteration " << it.iteration << "/" << o.iterations
+            << line(": reward %.6g m, |g| %.3g, %.0f simulated steps, %.1f s", -it.loss,
+                    it.gradient_norm, static_cast<double>(it.simulated_steps), it.seconds)
+            << std::endl;
+  };
+  const ParameterSet params(*p.sim, p.rollout, {"controller"});
+  const TrainReport report = train(*p.sim, p.rollout, *p.loss, params, o);
+  if (report.history.empty() || report.best.size() == 0)
+    throw InputError(args.scene + ": training did not produce a controller (" + report.termination +
+                     ")");
+  write_curve_files(dir, report, p.scene.name);
+  const double reward = -report.best_loss;
+  write_json_file(dir / "best_controller.json", controller_json(*p.rollout.controller, reward));
+  const int every = p.scene.output.vtu ? std::max(p.scene.output.every, 0) : 0;
+  const double replay = write_rollout(
+      p, p.rollout.controller, dir, every,
+      p.scene.name + ": the best controller, " + std::to_string(p.episode_steps()) + " steps");
+  int best_iteration = 0;
+  for (const TrainIteration& it : report.history)
+    if (-it.loss == reward && best_iteration == 0) best_iteration = it.iteration;
+  const double seconds = report.history.back().seconds;
+  const double dt = p.scene.options.dt;
+  json s{{"command", "train"},
+         {"softgrad_version", SOFTGRAD_VERSION},
+         {"scene", p.scene.name},
+         {"scene_file", args.scene},
+         {"creature", loc.generator},
+         {"n_verts", p.scene.model->n_verts},
+         {"n_muscles", loc.creature.n_muscles},
+         {"body_length_m", loc.creature.body_length},
+         {"controller", p.rollout.controller->name()},
+         {"n_parameters", p.rollout.controller->n_parameters()},
+         {"optimizer", o.optimizer},
+         {"iterations", o.iterations},
+         {"resumed", args.resume},
+         {"dt", dt},
+         {"episode_steps", p.episode_steps()},
+         {"episode_s", p.episode_steps() * dt},
+         {"initial_reward_m", -report.history.front().loss},
+         {"best_reward_m", reward},
+         {"best_iteration", best_iteration},
+         {"best_body_lengths", reward / loc.creature.body_length},
+         {"rollout_reward_m", replay},
+         {"simulated_steps", report.simulated_steps},
+         {"gradient_evaluations", report.gradient_evaluations},
+         {"wall_time_s", seconds},
+         {"termination", report.termination}};
+
+  json files = {"loss.csv", "loss.svg", "best_controller.json", "best_parameters.txt"};
+  if (every > 0) files.push_back("rollout.pvd");
+  if (p.scene.model->dim == 2) files.push_back("gait.svg");
+  s["files"] = files;
+  write_json_file(dir / "summary.json", s);
+  c.out << p.scene.name << ": " << report.history.size() << " iterations (" << o.optimizer
+        << line("), reward %.6g -> %.6g m (%.3g body lengths in %.3g s)",
+                -report.history.front().loss, reward, reward / loc.creature.body_length,
+                p.episode_steps() * dt)
+        << ", " << report.simulated_steps << " simulated steps, "
+        << line("%.1f s\n", seconds, 0, 0, 0) << "  output: " << dir.string()
+        << " (loss.csv, loss.svg, best_controller.json, summary.json"
+        << (every > 0 ? ", rollout.pvd" : "") << (p.scene.model->dim == 2 ? ", gait.svg" : "")
+        << ")\n"
+        << std::flush;
+  return kExitOk;
+}
+
+}  // namespace
+
+Command add_train_command(CLI::App& program) {
+  auto args = std::make_shared<TrainArgs>();
+  CLI::App* cmd = program.add_subcommand(
+      "train", "Train a locomotion scene's controller by gradients through the simulator");
+  cmd->add_option("scene", args->scene, "Scene file (JSON) with a creature")->required();
+  add_common_options(*cmd, args->overrides);
+  cmd->add_option("-n,--iterations", args->iterations,
+                  "Optimiser iterations (default: the scene's train.iterations)")
+      ->check(CLI::Range(0, 1000000));
+  cmd->add_flag("--resume", args->resume,
+                "Start from OUT/best_parameters.txt if it exists (a previous run's best)");
+  cmd->footer(
+      "Writes into OUT: loss.csv and loss.svg (reward = distance travelled, per iteration and\n"
+      "against simulated steps), best_controller.json and best_parameters.txt, a rollout with\n"
+      "the best controller (rollout.pvd; gait.svg in 2D) and summary.json. Exit codes: 0 done,\n"
+      "1 bad input or arguments, 3 internal error.\n");
+  return {cmd, [args](const Console& c) { return execute(*args, c); }};
+}
+
+}  // namespace softgrad::app

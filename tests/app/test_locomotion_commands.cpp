@@ -1,0 +1,146 @@
+// `softgrad train` and `softgrad compare` end to end on short biped episodes.
+#include <doctest/doctest.h>
+
+#include <fstream>
+#include <sstream>
+
+#include "app/cli.hpp"
+#include "app_test_support.hpp"
+
+using namespace softgrad;
+using namespace softgrad::app;
+using namespace softgrad::test;
+using nlohmann::json;
+
+namespace {
+
+struct Outcome {
+  int code = -1;
+  std::string out, err;
+};
+
+Outcome cli(std::vector<std::string> args) {
+  args.insert(args.begin(), "softgrad");
+  std::ostringstream out, err;
+  Outcome o;
+  o.code = run_cli(args, Console{out, err, false});
+  o.out = out.str();
+  o.err = err.str();
+  return o;
+}
+
+bool contains(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
+
+/// The biped with a sine gait on `steps`-step episodes of 10 ms, plus `extra` keys.
+std::string biped_scene(int steps, const std::string& extra = "") {
+  return R"({"name": "walker", "time": {"dt": 0.01, "duration": 0.1},
+    "solver": {"newton_tolerance": 1e-7, "newton_max_iterations": 100},
+    "creature": {"generator": "biped_2d"},
+    "controller": {"type": "sine", "frequency": 4},
+    "train": {"iterations": 4, "learning_rate": 0.3, "episode_steps": )" +
+         std::to_string(steps) + "}, \"output\": {\"every\": 5}" +
+         (extra.empty() ? "" : ", " + extra) + "}";
+}
+
+/// The data lines of a CSV file (its header checked).
+std::vector<std::string> csv_rows(const std::string& path, const std::string& header) {
+  std::ifstream in(path);
+  std::string line;
+  std::getline(in, line);
+  CHECK(line == header);
+  std::vector<std::string> rows;
+  while (std::getline(in, line)) rows.push_back(line);
+  return rows;
+}
+
+}  // namespace
+
+TEST_CASE("app/locomotion_commands: train writes the curve, the controller, the gait") {
+  TempDir dir;
+  write_text(dir.file("walker.json"), biped_scene(20));
+  const std::string out = dir.file("train");
+  const Outcome o = cli({"train", dir.file("walker.json"), "--out", out});
+  CAPTURE(o.err);
+  REQUIRE(o.code == 0);
+  CHECK(contains(o.out, "walker: 4 iterations (adam), reward "));
+  CHECK(contains(o.err, "softgrad: iteration 4/4: reward "));
+  CHECK(csv_rows(out + "/loss.csv", "iteration,loss,reward,gradient_norm,simulated_steps,seconds")
+            .size() == 4);
+  CHECK(contains(read_text(out + "/loss.svg"), "<svg"));
+  CHECK(contains(read_text(out + "/gait.svg"), "<svg"));
+  CHECK(contains(read_text(out + "/rollout.pvd"), "rollout_000020.vtu"));
+  const json controller = read_json(out + "/best_controller.json");
+  CHECK(controller["type"] == "sine");
+  CHECK(controller["parameters"].size() == 3 * 20 + 1);
+  const json s = read_json(out + "/summary.json");
+  CHECK(s["command"] == "train");
+  CHECK(s["simulated_steps"] == 4 * 20);
+  CHECK(s["episode_steps"] == 20);
+  // Training moves the biped further than the initial gait, and the replay agrees.
+  const double initial = s["initial_reward_m"], best = s["best_reward_m"];
+  MESSAGE("biped, 0.2 s: " << initial << " m -> " << best << " m");
+  CHECK(best > initial);
+  CHECK(s["rollout_reward_m"].get<double>() == doctest::Approx(best).epsilon(1e-9));
+  // --resume starts from the saved best: its first iteration is that reward.
+  const Outcome r = cli(
+      {"train", dir.file("walker.json"), "--out", out, "--iterations", "1", "--resume", "--quiet"});
+  REQUIRE(r.code == 0);
+  CHECK(r.err.empty());
+  const json again = read_json(out + "/summary.json");
+  CHECK(again["initial_reward_m"].get<double>() == doctest::Approx(best).epsilon(1e-9));
+}
+
+TEST_CASE("app/locomotion_commands: train and compare reject scenes without a creature") {
+  TempDir dir;
+  write_text(dir.file("box.json"), tiny_scene_json());
+  const Outcome o = cli({"train", dir.file("box.json")});
+  CHECK(o.code == 1);
+  CHECK(contains(o.err, "box.json: not a locomotion scene: it needs a \"creature\""));
+  CHECK(cli({"compare", dir.file("box.json")}).code == 1);
+  write_text(dir.file("walker.json"), biped_scene(10));
+  const Outcome b = cli({"compare", dir.file("walker.json"), "--budget", "5"});
+  CHECK(b.code == 1);
+  CHECK(contains(b.err, "compare: the budget (5 steps) is shorter than one episode (10 steps)"));
+}
+
+TEST_CASE("app/locomotion_commands: compare runs the three methods on one budget") {
+  TempDir dir;
+  write_text(dir.file("walker.json"),
+             biped_scene(10, R"("compare": {"ppo_episodes": 2, "ppo_minibatch": 10,
+                                "es_population": 4, "hidden": [8]})"));
+  const std::string out = dir.file("cmp");
+  const Outcome o =
+      cli({"compare", dir.file("walker.json"), "--budget", "120", "--out", out, "--quiet"});
+  CAPTURE(o.err);
+  REQUIRE(o.code == 0);
+  CHECK(contains(o.out, "walker: 10-step episodes, budget 120 simulated steps per method"));
+  CHECK(contains(o.out, "steps to 90% of best"));
+  CHECK(contains(o.out, "gradient (adam)"));
+  const json s = read_json(out + "/compare.json");
+  REQUIRE(s["methods"].size() == 3);
+  // 12 gradient iterations; PPO 6 iterations of 2 episodes; ES 3 of 4 candidates.
+  CHECK(s["methods"][0]["steps_used"] == 120);
+  CHECK(s["methods"][1]["steps_used"] == 120);
+  CHECK(s["methods"][2]["steps_used"] == 120);
+  CHECK(s["methods"][0]["curve"].size() == 12);
+  CHECK(s["methods"][1]["curve"].size() == 1 + 6);
+  CHECK(s["methods"][2]["curve"].size() == 1 + 3);
+  double best = -1e300;
+  for (const json& m : s["methods"]) best = std::max(best, m["best_reward_m"].get<double>());
+  CHECK(s["best_reward_m"].get<double>() == best);
+  CHECK(s["threshold_90_percent_m"].get<double>() == doctest::Approx(0.9 * best));
+  // Somebody reaches 90% of the best; its steps are a curve point within the budget.
+  bool reached = false;
+  for (const json& m : s["methods"])
+    if (!m["steps_to_90_percent"].is_null()) {
+      reached = true;
+      CHECK(m["steps_to_90_percent"].get<long>() <= 120);
+    }
+  CHECK(reached);
+  const std::vector<std::string> rows =
+      csv_rows(out + "/compare.csv", "method,simulated_steps,reward");
+  CHECK(rows.size() == 12 + 7 + 4);
+  CHECK(contains(read_text(out + "/compare.svg"), "PPO"));
+}
