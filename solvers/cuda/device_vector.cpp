@@ -1,5 +1,7 @@
 #include "softgrad/solvers/cuda/device_vector.hpp"
 
+#include <cmath>
+
 #include "softgrad/errors.hpp"
 #include "softgrad/solvers/cuda/cuda_check.hpp"
 #include "softgrad/solvers/cuda/vector_kernels.hpp"
@@ -71,6 +73,15 @@ void copy(const DeviceVector& src, DeviceVector& dst) {
 
 void set_zero(DeviceVector& v) {
   detail::device_zero(v.data(), static_cast<std::size_t>(v.size()) * sizeof(double));
+}
+
+double max_abs(const DeviceVector& v) {
+  if (v.size() == 0) return 0.0;
+  int index = 0;  // 1-based
+  SOFTGRAD_CUDA_CHECK(cublasIdamax(v.context().cublas(), as_int(v.size()), v.data(), 1, &index));
+  double value = 0.0;
+  detail::copy_to_host(&value, v.data() + (index - 1), sizeof(double));
+  return std::abs(value);
 }
 
 bool all_finite(const DeviceVector& v) {

@@ -50,6 +50,8 @@ void axpby(double alpha, const DeviceVector& x, double beta, DeviceVector& y);
 void copy(const DeviceVector& src, DeviceVector& dst);
 /// v <- 0.
 void set_zero(DeviceVector& v);
+/// max_i |v_i| (cuBLAS Idamax); 0 for an empty vector.
+double max_abs(const DeviceVector& v);
 /// True if every entry is finite.
 bool all_finite(const DeviceVector& v);
 

@@ -36,6 +36,19 @@ __global__ void masked_combine_kernel(std::ptrdiff_t n, const double* f, const d
     out[i] = f[i] != 0.0 ? out[i] : in[i];
 }
 
+__global__ void add_to_diagonal_kernel(int rows, const int* slot, const double* d, double* vals) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < rows) vals[slot[i]] += d[i];
+}
+
+__global__ void apply_dirichlet_kernel(int rows, const int* row_ptr, const int* cols,
+                                       const double* f, double* vals) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= rows) return;
+  for (int k = row_ptr[i]; k < row_ptr[i + 1]; ++k)
+    if (f[i] == 0.0 || f[cols[k]] == 0.0) vals[k] = cols[k] == i ? 1.0 : 0.0;
+}
+
 __global__ void reciprocal_kernel(std::ptrdiff_t n, const double* d, double* out) {
   for (std::ptrdiff_t i = blockIdx.x * std::ptrdiff_t(blockDim.x) + threadIdx.x; i < n;
        i += std::ptrdiff_t(gridDim.x) * blockDim.x)
@@ -158,6 +171,18 @@ void masked_combine(std::ptrdiff_t n, const double* f, const double* in, double*
   if (n == 0) return;
   masked_combine_kernel<<<blocks_for(n), kThreads>>>(n, f, in, out);
   SOFTGRAD_CUDA_CHECK_LAUNCH("masked_combine_kernel");
+}
+
+void add_to_diagonal(int rows, const int* diag_slot, const double* d, double* vals) {
+  if (rows == 0) return;
+  add_to_diagonal_kernel<<<blocks_for(rows), kThreads>>>(rows, diag_slot, d, vals);
+  SOFTGRAD_CUDA_CHECK_LAUNCH("add_to_diagonal_kernel");
+}
+
+void apply_dirichlet(int rows, const int* row_ptr, const int* cols, const double* f, double* vals) {
+  if (rows == 0) return;
+  apply_dirichlet_kernel<<<blocks_for(rows), kThreads>>>(rows, row_ptr, cols, f, vals);
+  SOFTGRAD_CUDA_CHECK_LAUNCH("apply_dirichlet_kernel");
 }
 
 void reciprocal(std::ptrdiff_t n, const double* d, double* out) {

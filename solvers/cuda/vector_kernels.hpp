@@ -15,6 +15,11 @@ void axpby(std::ptrdiff_t n, double alpha, const double* x, double beta, double*
 void multiply(std::ptrdiff_t n, const double* d, const double* in, double* out);
 /// out <- f .* out + (1 - f) .* in: keeps out where f = 1, copies in where f = 0.
 void masked_combine(std::ptrdiff_t n, const double* f, const double* in, double* out);
+/// vals[diag_slot[i]] += d[i] for every row i.
+void add_to_diagonal(int rows, const int* diag_slot, const double* d, double* vals);
+/// Dirichlet rows and columns of a CSR matrix: entries in a row or column i with f[i] == 0
+/// become those of the identity.
+void apply_dirichlet(int rows, const int* row_ptr, const int* cols, const double* f, double* vals);
 /// *count <- number of NaN/Inf entries of v.
 void count_non_finite(std::ptrdiff_t n, const double* v, int* count);
 /// diag[i] <- A(i, i) of a CSR matrix (0 if not stored).

@@ -4,6 +4,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "softgrad/config.hpp"
 #include "softgrad/errors.hpp"
 #include "softgrad/log.hpp"
 
@@ -20,9 +21,24 @@ void apply_overrides(const SceneOverrides& o, Scene& scene) {
   if (!o.out.empty()) scene.output.directory = o.out;
   if (o.steps >= 0) scene.steps = o.steps;
   if (o.every >= 0) scene.output.every = o.every;
-  if (!o.solver.empty()) {
+  std::string solver = o.solver;
+  if (o.device == "cuda") {
+    if (!SOFTGRAD_HAS_CUDA)
+      throw InputError(
+          "--device cuda: this build of softgrad has no CUDA backend; reconfigure with "
+          "-DSOFTGRAD_WITH_CUDA=ON on a machine with nvcc, or use --device cpu");
+    if (!solver.empty() && solver != "cuda")
+      throw InputError(
+          "--device cuda runs the linear solves on the GPU; it cannot be combined "
+          "with --solver " +
+          solver);
+    solver = "cuda";
+  } else if (o.device == "cpu" && solver.empty() && scene.options.linear.kind == "cuda") {
+    solver = "pcg";  // the same conjugate gradients, on the CPU
+  }
+  if (!solver.empty()) {
     LinearSolverOptions& linear = scene.options.linear;
-    linear.kind = o.solver;
+    linear.kind = solver;
     // CG without an assembled matrix cannot use an incomplete Cholesky preconditioner.
     const bool matrix_free = linear.kind == "matfree" || linear.kind == "cuda";
     if (matrix_free && linear.preconditioner == "ichol") {
@@ -41,6 +57,10 @@ void add_common_options(CLI::App& command, SceneOverrides& o) {
   command.add_option("-o,--out", o.out, "Output directory (default: the scene's output.directory)");
   command.add_option("--solver", o.solver, "Linear solver (default: the scene's solver.linear)")
       ->check(CLI::IsMember({"cholmod", "pcg", "matfree", "cuda"}));
+  command
+      .add_option("--device", o.device,
+                  "Where the linear solves run: cpu, or cuda (the GPU; needs a CUDA build)")
+      ->check(CLI::IsMember({"cpu", "cuda"}));
   command.add_option("-j,--threads", o.threads, "OpenMP threads (default: OMP_NUM_THREADS)")
       ->check(CLI::Range(1, 4096));
   CLI::Option* quiet =

@@ -20,6 +20,7 @@ struct SceneOverrides {
   int steps = -1;      ///< --steps (-1 = the scene's duration / dt)
   int every = -1;      ///< --every: frame interval (-1 = the scene's output.every; 0 = no frames)
   std::string solver;  ///< --solver: linear solver kind ("" = the scene's)
+  std::string device;  ///< --device: "cpu" or "cuda" ("" = the scene's solver decides)
   int threads = 0;     ///< --threads (0 = OpenMP's default, e.g. OMP_NUM_THREADS)
   bool quiet = false;
   bool verbose = false;
@@ -30,14 +31,17 @@ struct SceneOverrides {
 /// Writes the set overrides into `scene`. Switching the solver to "matfree" or "cuda" while the
 /// scene asks for the "ichol" preconditioner (which needs "pcg") falls back to "jacobi" with a
 /// warning.
-/// @throws InputError for steps < -1 or every < -1 (the parser already rejects them).
+/// --device cuda selects the "cuda" linear solver; --device cpu replaces a scene's "cuda" solver
+/// by "pcg" (the same CG on the CPU).
+/// @throws InputError for steps < -1 or every < -1 (the parser already rejects them), for
+///         --device cuda in a build without CUDA, and for --device cuda with a CPU --solver.
 void apply_overrides(const SceneOverrides& overrides, Scene& scene);
 
 /// Sets the number of OpenMP threads if `threads` > 0.
 void apply_threads(int threads);
 
-/// Adds --out, --solver, --threads and --quiet/--verbose (mutually exclusive) to `command`,
-/// bound to `overrides`. --steps and --every are added by `run` only.
+/// Adds --out, --solver, --device, --threads and --quiet/--verbose (mutually exclusive) to
+/// `command`, bound to `overrides`. --steps and --every are added by `run` only.
 void add_common_options(CLI::App& command, SceneOverrides& overrides);
 
 }  // namespace softgrad::app

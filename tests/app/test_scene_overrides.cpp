@@ -4,6 +4,8 @@
 
 #include "app/scene_overrides.hpp"
 #include "app_test_support.hpp"
+#include "softgrad/config.hpp"
+#include "softgrad/errors.hpp"
 
 using namespace softgrad;
 using namespace softgrad::app;
@@ -63,4 +65,27 @@ TEST_CASE("app/scene_overrides: --quiet and --verbose pick the verbosity") {
   o = {};
   o.verbose = true;
   CHECK(o.verbosity() == Verbosity::Verbose);
+}
+
+TEST_CASE("app/scene_overrides: --device picks the GPU or CPU linear solver") {
+  Scene scene;
+  SceneOverrides o;
+  o.device = "cuda";
+  if (SOFTGRAD_HAS_CUDA) {
+    apply_overrides(o, scene);
+    CHECK(scene.options.linear.kind == "cuda");
+  } else {
+    CHECK_THROWS_WITH_AS(apply_overrides(o, scene),
+                         "--device cuda: this build of softgrad has no CUDA backend; reconfigure "
+                         "with -DSOFTGRAD_WITH_CUDA=ON on a machine with nvcc, or use --device cpu",
+                         InputError);
+  }
+  o.solver = "cholmod";
+  CHECK_THROWS_AS(apply_overrides(o, scene), InputError);
+  // --device cpu replaces a scene's GPU solver by the same CG on the CPU.
+  scene.options.linear.kind = "cuda";
+  SceneOverrides cpu;
+  cpu.device = "cpu";
+  apply_overrides(cpu, scene);
+  CHECK(scene.options.linear.kind == "pcg");
 }
