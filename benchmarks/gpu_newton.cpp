@@ -294,8 +294,9 @@ int main(int argc, char** argv) {
         {"components", components(c, x_cpu)}};
     std::cout << entry.dump(2) << std::endl;
     result["sizes"].push_back(entry);
+    // Rewritten after every size, so that a run stopped by a time limit keeps what it measured.
+    std::ofstream(out) << result.dump(2) << "\n";
+    std::printf("wrote %s\n", out.c_str());
   }
-  std::ofstream(out) << result.dump(2) << "\n";
-  std::printf("wrote %s\n", out.c_str());
   return 0;
 }

@@ -6,7 +6,8 @@
 #   bash scripts/gpu-check.sh
 #
 # Environment: BUILD_DIR (default build-cuda), JOBS (default nproc), GPU_CHECK_SIZES (default
-# 10k,100k,1M), GPU_CHECK_STEPS (default 3,2,1), CUDA_ARCH (default 90).
+# 10k,100k,1M), GPU_CHECK_STEPS (default 3,2,1), GPU_CHECK_BENCH_SECONDS (time limit of the
+# benchmark, default 200), CUDA_ARCH (default 90).
 # Exit status: 0 when every GPU test passed and the benchmark ran; 2 when there is no CUDA
 # device (nothing was checked); 1 otherwise.
 set -uo pipefail
@@ -30,6 +31,7 @@ cmake -S . -B "$BUILD" -DCMAKE_BUILD_TYPE=Release -DSOFTGRAD_WITH_CUDA=ON \
   -DSOFTGRAD_BUILD_EXAMPLES=OFF -DSOFTGRAD_WARNINGS_AS_ERRORS=ON >/dev/null || exit 1
 cmake --build "$BUILD" -j"$JOBS" --target tests_cuda gpu_newton softgrad_run || exit 1
 mkdir -p "$OUT"
+rm -f "$OUT/gpu_newton.json"
 
 echo "== GPU tests: ctest -L cuda [$(elapsed)]"
 ctest --test-dir "$BUILD" -L cuda --output-on-failure 2>&1 | tee "$OUT/ctest.txt"
@@ -47,15 +49,18 @@ echo "== CLI: softgrad run scenes/cantilever.json --device cuda [$(elapsed)]"
 cli_status=$?
 
 echo "== benchmark: gpu_newton [$(elapsed)]"
-"$BUILD/benchmarks/gpu_newton" --sizes "${GPU_CHECK_SIZES:-10k,100k,1M}" \
-  --steps "${GPU_CHECK_STEPS:-3,2,1}" --out "$OUT/gpu_newton.json" | tee "$OUT/gpu_newton.txt"
+# The JSON is rewritten after each size: a run cut by the time limit keeps the sizes it finished.
+timeout "${GPU_CHECK_BENCH_SECONDS:-200}" "$BUILD/benchmarks/gpu_newton" \
+  --sizes "${GPU_CHECK_SIZES:-10k,100k,1M}" --steps "${GPU_CHECK_STEPS:-3,2,1}" --out "$OUT/gpu_newton.json" | tee "$OUT/gpu_newton.txt"
 bench_status=${PIPESTATUS[0]}
 
 echo "== summary [$(elapsed)]"
 grep -E "tests passed|tests failed" "$OUT/ctest.txt" || true
 echo "(the case 'cuda/context: without a CUDA device ...' is expected to be Skipped on a GPU)"
 echo "CLI --device cuda: $([ $cli_status -eq 0 ] && echo ok || echo "FAILED ($cli_status)")"
-if [ "$bench_status" -eq 0 ]; then
+[ "$bench_status" -eq 124 ] && echo "benchmark stopped after ${GPU_CHECK_BENCH_SECONDS:-200} s" \
+  "(GPU_CHECK_BENCH_SECONDS); the sizes it finished follow"
+if [ -s "$OUT/gpu_newton.json" ] && { [ "$bench_status" -eq 0 ] || [ "$bench_status" -eq 124 ]; }; then
   python3 - "$OUT/gpu_newton.json" <<'PY' || cat "$OUT/gpu_newton.json"
 import json, sys
 r = json.load(open(sys.argv[1]))
