@@ -59,7 +59,7 @@ TEST_CASE("cuda/simulation: a block sliding on barrier contact matches the CPU")
     auto m = block_on_ground("barrier", 0.5, 4e-4);
     SimulationOptions o = contact_options(0.005, 1e-12);
     o.linear.kind = kind;
-    o.linear.rel_tol = 1e-12;
+    o.linear.rel_tol = 1e-10;  // Jacobi-PCG stalls near 1e-12 (AdjointOptions)
     Simulator sim(m, o);
     Rollout r = rest_rollout(sim, 30);
     for (int v = 0; v < m->n_verts; ++v) r.initial.v[2 * v] = 0.3;
@@ -93,7 +93,7 @@ TEST_CASE("cuda/simulation: fibre muscles contract a strip as on the CPU") {
     o.dt = 0.01;
     o.newton.tolerance = 1e-12;
     o.linear.kind = kind;
-    o.linear.rel_tol = 1e-12;
+    o.linear.rel_tol = 1e-10;  // Jacobi-PCG stalls near 1e-12 (AdjointOptions)
     Simulator sim(m, o);
     Rollout r = rest_rollout(sim, 10);
     const ParameterSet params(sim, r, {"fibres.activation"});
@@ -139,7 +139,7 @@ TEST_CASE("cuda/elastic_newton: device-resident Newton steps match the CPU simul
   dopt.dt = o.dt;
   dopt.tolerance = o.newton.tolerance;
   dopt.length_scale = model->length_scale();
-  dopt.cg.rel_tol = 1e-12;
+  dopt.cg.rel_tol = 1e-10;
   cuda::DeviceElasticNewton newton(context, {&device}, H.matrix(), model->mass, force, fixed, dopt);
   cuda::DeviceVector x(context, s.x.size()), v(context, s.x.size());
   x.upload(s.x);
