@@ -1,8 +1,10 @@
 // Teach the seed's 2D quadruped to walk by gradients through the simulator: a sinusoidal gait
 // (amplitude, phase and offset per muscle, one frequency) trained with Adam on 1 s episodes,
-// then run for a 10 s episode.
+// then run for a 10 s episode, and again with the time step halved three times: backward Euler's
+// numerical dissipation shrinks with dt, and a gait tuned at one dt moves less at a finer one.
 //
-//   locomotion [iterations (12)] [episode steps (100)]
+//   locomotion [iterations (12)] [episode steps (100)] [refinements (3)]
+#include <cmath>
 #include <iostream>
 
 #include "softgrad/controller.hpp"
@@ -13,21 +15,24 @@ using namespace softgrad;
 
 namespace {
 
-SimulationOptions options() {
+SimulationOptions options(double dt = 0.01) {
   SimulationOptions o;
-  o.dt = 0.01;
+  o.dt = dt;
   o.newton.tolerance = 1e-7;  // 1e-7 gradients are plenty for training
   o.newton.max_iterations = 100;
   return o;
 }
 
-/// Distance the quadruped's centre of mass travels along +x with `gait` in `steps` steps.
-double distance(std::shared_ptr<Controller> gait, int steps) {
+/// Distance the quadruped's centre of mass travels along +x in `seconds` with the sine gait of
+/// parameters `psi`, simulated with time step `dt`.
+double distance(const Eigen::VectorXd& psi, double seconds, double dt) {
   CreatureOptions co;
-  co.steps = steps;
+  co.steps = static_cast<int>(std::lround(seconds / dt));
   const Creature quad = make_quadruped_2d(co);
-  Simulator sim(quad.model, options());
-  Rollout r = rest_rollout(sim, steps);
+  Simulator sim(quad.model, options(dt));
+  Rollout r = rest_rollout(sim, co.steps);
+  auto gait = std::make_shared<SineController>(quad.n_muscles, dt, 0.3, 2.0);
+  gait->set_parameters(psi);
   r.controller = std::move(gait);
   r.controlled_term = quad.muscle_term;
   const DisplacementLoss loss(*quad.model, {}, Eigen::Vector2d::UnitX());
@@ -39,6 +44,7 @@ double distance(std::shared_ptr<Controller> gait, int steps) {
 int main(int argc, char** argv) {
   const int iterations = argc > 1 ? std::atoi(argv[1]) : 12;
   const int steps = argc > 2 ? std::atoi(argv[2]) : 100;
+  const int refinements = argc > 3 ? std::atoi(argv[3]) : 3;
   CreatureOptions co;
   co.steps = steps;
   const Creature quad = make_quadruped_2d(co);
@@ -64,8 +70,11 @@ int main(int argc, char** argv) {
   };
   const TrainReport report =
       train(sim, rollout, loss, ParameterSet(sim, rollout, {"controller"}), t);
-  const double d10 = distance(rollout.controller, 1000);
-  std::cout << "best " << steps * 0.01 << " s episode: " << -report.best_loss << " m\n"
-            << "10 s episode with the trained gait: " << d10 << " m = " << d10 / quad.body_length
-            << " body lengths\n";
+  const Eigen::VectorXd best = rollout.controller->parameters();
+  std::cout << "best " << steps * 0.01 << " s episode: " << -report.best_loss << " m\n";
+  for (int k = 0; k <= refinements; ++k) {
+    const double dt = 0.01 / (1 << k), d10 = distance(best, 10.0, dt);
+    std::cout << "10 s episode with the trained gait, dt = " << dt << " s: " << d10
+              << " m = " << d10 / quad.body_length << " body lengths\n";
+  }
 }

@@ -91,6 +91,45 @@ void check_symmetric_input(const SparseMatrix& A, const char* who) {
   }
 }
 
+void SymmetryCheck::check(const SparseMatrix& A, bool new_pattern, const char* who) {
+  if (new_pattern || mirror_.size() != static_cast<size_t>(A.nonZeros())) {
+    check_symmetric_input(A, who);
+    mirror_.assign(static_cast<size_t>(A.nonZeros()), -1);
+    if (!A.isCompressed()) return;  // positions need the compressed layout; check in full later
+    for (Eigen::Index j = 0; j < A.outerSize(); ++j) {
+      for (SparseMatrix::InnerIterator it(A, j); it; ++it) {
+        const int* begin = A.innerIndexPtr() + A.outerIndexPtr()[it.index()];
+        const int* end = A.innerIndexPtr() + A.outerIndexPtr()[it.index() + 1];
+        const int* m = std::lower_bound(begin, end, static_cast<int>(j));
+        const auto k = &it.valueRef() - A.valuePtr();
+        if (m != end && *m == j) mirror_[static_cast<size_t>(k)] = int(m - A.innerIndexPtr());
+      }
+    }
+    return;
+  }
+  if (!A.isCompressed()) return check_symmetric_input(A, who);
+  const double* a = A.valuePtr();
+  const auto nnz = static_cast<size_t>(A.nonZeros());
+  double scale = 0.0;
+  for (size_t k = 0; k < nnz; ++k)
+    if (std::isfinite(a[k])) scale = std::max(scale, std::abs(a[k]));
+  const double tol = 1e-8 * scale;
+  for (size_t k = 0; k < nnz; ++k) {
+    const double mirror = mirror_[k] < 0 ? 0.0 : a[mirror_[k]];
+    if (!(std::isfinite(a[k]) && std::isfinite(mirror))) continue;  // NaN: the solver reports it
+    if (!(std::abs(a[k] - mirror) <= tol)) return check_symmetric_input(A, who);  // throws
+  }
+}
+
+void store_matrix(const SparseMatrix& A, bool same_pattern, SparseMatrix& stored) {
+  if (same_pattern && A.isCompressed() && stored.isCompressed()) {
+    std::copy_n(A.valuePtr(), A.nonZeros(), stored.valuePtr());
+    return;
+  }
+  stored = A;
+  stored.makeCompressed();
+}
+
 bool same_pattern(const SparseMatrix& A, const SparseMatrix& B) {
   if (A.rows() != B.rows() || A.cols() != B.cols() || A.nonZeros() != B.nonZeros()) return false;
   for (Eigen::Index j = 0; j < A.outerSize(); ++j) {

@@ -12,6 +12,7 @@
 #include <Eigen/SparseCore>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "softgrad/solvers/linear_solve_report.hpp"
 
@@ -81,6 +82,23 @@ bool is_symmetric(const SparseMatrix& A, double rel_tol, bool skip_non_finite);
 void check_symmetric_input(const SparseMatrix& A, const char* who);
 /// True if A and B have the same dimensions and the same stored pattern.
 bool same_pattern(const SparseMatrix& A, const SparseMatrix& B);
+
+/// The symmetry check of check_symmetric_input for a stream of matrices with one pattern (the
+/// Hessians of a Newton solve): the position of every entry's mirror is found once per pattern,
+/// after which a check is one O(nnz) pass without searching.
+class SymmetryCheck {
+ public:
+  /// Checks A (throws like check_symmetric_input). The first call, and every call with a new
+  /// pattern (`new_pattern`), does the full check and records the mirror positions.
+  void check(const SparseMatrix& A, bool new_pattern, const char* who);
+
+ private:
+  std::vector<int> mirror_;  // position of A(j, i) for the entry A(i, j); -1 if not stored
+};
+
+/// Copies A into `stored` (compressed). With `same_pattern`, only the values are copied, into
+/// the existing arrays: no allocation.
+void store_matrix(const SparseMatrix& A, bool same_pattern, SparseMatrix& stored);
 }  // namespace detail
 
 }  // namespace softgrad

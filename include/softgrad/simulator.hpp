@@ -20,7 +20,14 @@ struct NewtonOptions {
   double tolerance = 1e-9;
   int max_iterations = 50;
   int max_line_search = 40;  ///< halvings before the line search gives up
+  /// Project element Hessians to PSD where the exact Hessian is not positive definite.
   bool project_hessian = true;
+  /// With project_hessian: try the exact Hessian first in each step and project only after it
+  /// fails to factorise (not positive definite) or gives no descent direction. Near a strict
+  /// minimum the exact Hessian is positive definite and Newton converges quadratically, where
+  /// the projected one converges linearly (2D quadruped: 5.1 instead of 10.5 iterations per
+  /// step at tolerance 1e-7).
+  bool exact_hessian_first = true;
 };
 
 /// What to do when Newton does not converge within a step.

@@ -23,11 +23,10 @@ void PcgSolver::analyze(const SparseMatrix& A) {
 }
 
 LinearSolveReport PcgSolver::factorize(const SparseMatrix& A) {
-  detail::check_symmetric_input(A, "PcgSolver::factorize");
   // Keep a copy; a new pattern needs a new incomplete-Cholesky ordering.
   const bool reanalyze = !analyzed_ || !detail::same_pattern(A, A_);
-  A_ = A;
-  A_.makeCompressed();
+  symmetry_.check(A, reanalyze, "PcgSolver::factorize");
+  detail::store_matrix(A, !reanalyze, A_);
   if (reanalyze && preconditioner_ == PcgPreconditioner::IncompleteCholesky) ichol_.analyze(A_);
   analyzed_ = true;
   op_.set(A_);

@@ -48,6 +48,7 @@ class PcgSolver final : public LinearSolver {
   PcgPreconditioner preconditioner_;
   CgOptions options_;
   SparseMatrix A_;  // own copy: the caller may reassemble its matrix before a later solve
+  detail::SymmetryCheck symmetry_;
   SparseMatrixOperator op_;
   JacobiPreconditioner jacobi_;
   IncompleteCholeskyPreconditioner ichol_;

@@ -16,9 +16,12 @@ NewtonReport fail(NewtonReport r, Status status, const std::string& message) {
 }
 
 /// Solves H dx = -g with the configured backend; returns false on failure (message in r).
+/// `project`: use the PSD-projected Hessian; an exact Hessian that is not positive definite
+/// (or gives no descent direction) sets it and retries when the options allow projection.
 bool newton_direction(const IncrementalPotential& phi, NewtonLinearSolver solver,
                       const NewtonOptions& options, const Eigen::VectorXd& x,
-                      const Eigen::VectorXd& g, Eigen::VectorXd& dx, NewtonReport& r) {
+                      const Eigen::VectorXd& g, Eigen::VectorXd& dx, NewtonReport& r,
+                      bool& project) {
   const Eigen::VectorXd rhs = -g;
   LinearSolveReport lr;
   if (solver.matrix_free) {
@@ -29,13 +32,21 @@ bool newton_direction(const IncrementalPotential& phi, NewtonLinearSolver solver
     r.linear_iterations += lr.iterations;
     if (lr.status == LinearSolveReport::Status::NotPositiveDefinite && dx.dot(g) < 0.0) return true;
   } else {
-    phi.hessian(x, options.project_hessian);
+    phi.hessian(x, project);
     lr = solver.assembled->factorize(phi.matrix());
     if (lr.ok()) {
       dx.setZero(x.size());
       lr = solver.assembled->solve(rhs, dx);
     }
     r.linear_iterations += lr.iterations;
+    const bool rejected =
+        lr.status == LinearSolveReport::Status::NotPositiveDefinite ||
+        lr.status == LinearSolveReport::Status::Breakdown ||
+        ((lr.ok() || lr.status == LinearSolveReport::Status::MaxIterations) && !(dx.dot(g) < 0.0));
+    if (!project && options.project_hessian && rejected) {
+      project = true;
+      return newton_direction(phi, solver, options, x, g, dx, r, project);
+    }
   }
   if (lr.ok() || lr.status == LinearSolveReport::Status::MaxIterations) return true;
   r.message = "linear solver failed: " + lr.message;
@@ -53,10 +64,11 @@ NewtonReport newton_solve(const IncrementalPotential& phi, NewtonLinearSolver so
                 "the starting point is infeasible (an element is inverted or the energy is not "
                 "finite)");
   Eigen::VectorXd g(x.size()), dx(x.size()), x_try(x.size());
+  bool project = options.project_hessian && !options.exact_hessian_first;
   for (r.iterations = 0; r.iterations < options.max_iterations;) {
     phi.gradient(x, g);
     r.gradient_norm = g.lpNorm<Eigen::Infinity>();
-    if (!newton_direction(phi, solver, options, x, g, dx, r))
+    if (!newton_direction(phi, solver, options, x, g, dx, r, project))
       return fail(r, Status::LinearSolverFailed, r.message);
     double slope = g.dot(dx);
     if (!(slope < 0.0)) {  // not a descent direction (or NaN): fall back to steepest descent

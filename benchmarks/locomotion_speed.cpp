@@ -1,0 +1,122 @@
+// Speed of the 2D creatures (issue bar: the quadruped forward at >= 10,000 steps/s on one core,
+// backward no slower than forward): a fixed sinusoidal gait, Newton tolerance 1e-7 (what the
+// locomotion training uses), one thread. Each configuration runs `--repeats` times after a
+// warm-up; the table and the JSON give the fastest run (the least disturbed by other jobs).
+//
+//   locomotion_speed [--steps 1000] [--repeats 3] [--out benchmarks/results/locomotion_speed.json]
+#include <omp.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "softgrad/adjoint.hpp"
+#include "softgrad/controller.hpp"
+#include "softgrad/creatures.hpp"
+
+namespace {
+
+using namespace softgrad;
+using Clock = std::chrono::steady_clock;
+
+double seconds_since(Clock::time_point t0) {
+  return std::chrono::duration<double>(Clock::now() - t0).count();
+}
+
+struct Timing {
+  double forward = 1e300, backward = 1e300;  // fastest of the repeats [s]
+  double newton_per_step = 0.0;
+  int n_verts = 0, n_muscles = 0;
+};
+
+Timing measure(bool quadruped, int steps, int repeats) {
+  CreatureOptions co;
+  co.steps = steps;
+  const Creature c = quadruped ? make_quadruped_2d(co) : make_biped_2d(co);
+  SimulationOptions o;
+  o.dt = 0.01;
+  o.newton.tolerance = 1e-7;
+  o.newton.max_iterations = 100;
+  Simulator sim(c.model, o);
+  Rollout r = rest_rollout(sim, steps);
+  auto gait = std::make_shared<SineController>(c.n_muscles, o.dt, 0.3, 2.0);
+  Eigen::VectorXd psi = gait->parameters();
+  for (int i = 0; i < c.n_muscles; ++i) {
+    psi[i] = 1.0;
+    psi[c.n_muscles + i] = 0.9 * (i % 7);
+  }
+  gait->set_parameters(psi);
+  r.controller = gait;
+  r.controlled_term = c.muscle_term;
+  const DisplacementLoss loss(*c.model, {}, Eigen::Vector2d::UnitX());
+  const ParameterSet params(sim, r, {"controller"});
+  Timing t;
+  t.n_verts = c.model->n_verts;
+  t.n_muscles = c.n_muscles;
+  for (int k = 0; k <= repeats; ++k) {  // k = 0 warms up
+    auto t0 = Clock::now();
+    const Trajectory traj = simulate(sim, r);
+    const double fw = seconds_since(t0);
+    t0 = Clock::now();
+    const GradientResult g = gradient(sim, traj, loss, params);
+    const double bw = seconds_since(t0);
+    if (!g.report.trustworthy()) std::cerr << "warning: the gradient is not trustworthy\n";
+    if (k == 0) {
+      long iterations = 0;
+      for (const NewtonReport& rep : traj.reports()) iterations += rep.iterations;
+      t.newton_per_step = static_cast<double>(iterations) / steps;
+      continue;
+    }
+    t.forward = std::min(t.forward, fw);
+    t.backward = std::min(t.backward, bw);
+  }
+  return t;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  int steps = 1000, repeats = 3;
+  std::string out = "benchmarks/results/locomotion_speed.json";
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (a == "--steps" && i + 1 < argc) {
+      steps = std::stoi(argv[++i]);
+    } else if (a == "--repeats" && i + 1 < argc) {
+      repeats = std::stoi(argv[++i]);
+    } else if (a == "--out" && i + 1 < argc) {
+      out = argv[++i];
+    } else {
+      std::cerr << "usage: locomotion_speed [--steps N] [--repeats N] [--out FILE.json]\n";
+      return 1;
+    }
+  }
+  omp_set_num_threads(1);
+  nlohmann::json records = nlohmann::json::array();
+  std::printf("%-10s %6s %8s %14s %12s %12s %10s\n", "creature", "verts", "muscles", "forward st/s",
+              "newton/step", "backward s", "bw / fw");
+  for (const bool quadruped : {false, true}) {
+    const Timing t = measure(quadruped, steps, repeats);
+    const char* name = quadruped ? "quadruped" : "biped";
+    std::printf("%-10s %6d %8d %14.0f %12.2f %12.3f %10.3f\n", name, t.n_verts, t.n_muscles,
+                steps / t.forward, t.newton_per_step, t.backward, t.backward / t.forward);
+    records.push_back({{"creature", name},
+                       {"n_verts", t.n_verts},
+                       {"n_muscles", t.n_muscles},
+                       {"steps", steps},
+                       {"threads", 1},
+                       {"newton_tolerance", 1e-7},
+                       {"newton_iterations_per_step", t.newton_per_step},
+                       {"forward_seconds", t.forward},
+                       {"forward_steps_per_second", steps / t.forward},
+                       {"backward_seconds", t.backward},
+                       {"backward_over_forward", t.backward / t.forward}});
+  }
+  std::ofstream(out) << records.dump(2) << "\n";
+  std::cout << "wrote " << out << "\n";
+  return 0;
+}
