@@ -2,10 +2,12 @@
 // with the same episodes and the same budget of simulated steps.
 #include <CLI/CLI.hpp>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <fstream>
 #include <memory>
 #include <ostream>
+#include <sstream>
 
 #include "app/cli.hpp"
 #include "app/commands.hpp"
@@ -179,6 +181,63 @@ void write_files(const std::filesystem::path& dir, const std::vector<MethodRun>&
   write_svg_plots((dir / "compare.svg").string(), {linear, log_x});
 }
 
+/// What the curves say: the best reward of all, its 90%, and PPO's best against the gradients.
+struct Verdict {
+  double best = -std::numeric_limits<double>::infinity();
+  double threshold = 0.0;
+  long ppo_best_steps = -1;    ///< PPO's steps to its own best
+  long grad_to_ppo_best = -1;  ///< the gradient method's steps to PPO's best
+  double ratio = std::numeric_limits<double>::quiet_NaN();  ///< the two, when both are known
+};
+
+/// runs = {gradient, PPO, ES}.
+Verdict judge(const std::vector<MethodRun>& runs) {
+  Verdict v;
+  for (const MethodRun& m : runs) v.best = std::max(v.best, m.best);
+  v.threshold = 0.9 * v.best;
+  v.ppo_best_steps = steps_to(runs[1], runs[1].best);
+  v.grad_to_ppo_best = steps_to(runs[0], runs[1].best);
+  if (v.ppo_best_steps > 0 && v.grad_to_ppo_best > 0)
+    v.ratio = static_cast<double>(v.ppo_best_steps) / static_cast<double>(v.grad_to_ppo_best);
+  return v;
+}
+
+json steps_json(long steps) { return steps < 0 ? json(nullptr) : json(steps); }
+
+json method_json(const MethodRun& m, const Verdict& v, double ppo_best) {
+  json curve = json::array();
+  for (const CurveSample& s : m.curve) curve.push_back({s.steps, s.reward});
+  return {{"method", m.name},
+          {"policy", m.policy},
+          {"steps_used", m.steps_used},
+          {"best_reward_m", m.best},
+          {"steps_to_90_percent", steps_json(steps_to(m, v.threshold))},
+          {"steps_to_ppo_best", steps_json(steps_to(m, ppo_best))},
+          {"wall_time_s", m.seconds},
+          {"curve", curve}};
+}
+
+/// The printed report: the headline, one row per method, PPO's best against the gradients.
+std::string report_text(const LocomotionProblem& p, long budget, const std::vector<MethodRun>& runs,
+                        const Verdict& v) {
+  std::vector<std::vector<std::string>> table = {{"method", "policy", "steps used",
+                                                  "best reward [m]", "steps to 90% of best",
+                                                  "steps to PPO's best", "wall time"}};
+  for (const MethodRun& m : runs)
+    table.push_back({m.name, m.policy, std::to_string(m.steps_used), fmt("%.6g", m.best),
+                     steps_text(steps_to(m, v.threshold)), steps_text(steps_to(m, runs[1].best)),
+                     fmt("%.1f s", m.seconds)});
+  std::ostringstream os;
+  os << p.scene.name << ": " << p.episode_steps() << "-step episodes, budget " << budget
+     << " simulated steps per method; best reward " << fmt("%.6g", v.best)
+     << " m, 90% = " << fmt("%.6g", v.threshold) << " m\n"
+     << aligned_table(table) << "PPO reaches its best (" << fmt("%.6g", runs[1].best)
+     << " m) after " << steps_text(v.ppo_best_steps) << " steps; the gradient method after "
+     << steps_text(v.grad_to_ppo_best) << " steps"
+     << (std::isnan(v.ratio) ? std::string() : " (" + fmt("%.3g", v.ratio) + "x fewer)") << "\n";
+  return os.str();
+}
+
 int execute(const CompareArgs& args, const Console& c) {
   LogRedirect logs(c, args.overrides.verbosity());
   apply_threads(args.overrides.threads);
@@ -194,45 +253,14 @@ int execute(const CompareArgs& args, const Console& c) {
   const std::filesystem::path dir = p.scene.output.directory;
   create_output_directory(dir);
   const bool talk = !args.overrides.quiet;
-  std::vector<MethodRun> runs;
   const long gradient_budget =
       loc.compare.gradient_budget > 0 ? std::min(budget, loc.compare.gradient_budget) : budget;
-  runs.push_back(run_gradient(p, gradient_budget, c, talk));
-  runs.push_back(run_ppo(p, budget, c, talk));
-  runs.push_back(run_es(p, budget, c, talk));
-  // 90% of the best reward any method reaches; and PPO's best for the gradient method.
-  double best = -std::numeric_limits<double>::infinity();
-  for (const MethodRun& m : runs) best = std::max(best, m.best);
-  const double threshold = 0.9 * best;
-  const MethodRun& grad = runs[0];
-  const MethodRun& ppo = runs[1];
-  const long ppo_best_steps = steps_to(ppo, ppo.best);
-  const long grad_to_ppo_best = steps_to(grad, ppo.best);
+  const std::vector<MethodRun> runs = {run_gradient(p, gradient_budget, c, talk),
+                                       run_ppo(p, budget, c, talk), run_es(p, budget, c, talk)};
+  const Verdict v = judge(runs);
   json methods = json::array();
-  std::vector<std::vector<std::string>> table = {{"method", "policy", "steps used",
-                                                  "best reward [m]", "steps to 90% of best",
-                                                  "steps to PPO's best", "wall time"}};
-  for (const MethodRun& m : runs) {
-    json curve = json::array();
-    for (const CurveSample& s : m.curve) curve.push_back({s.steps, s.reward});
-    const long s90 = steps_to(m, threshold);
-    methods.push_back({{"method", m.name},
-                       {"policy", m.policy},
-                       {"steps_used", m.steps_used},
-                       {"best_reward_m", m.best},
-                       {"steps_to_90_percent", s90 < 0 ? json(nullptr) : json(s90)},
-                       {"steps_to_ppo_best",
-                        steps_to(m, ppo.best) < 0 ? json(nullptr) : json(steps_to(m, ppo.best))},
-                       {"wall_time_s", m.seconds},
-                       {"curve", curve}});
-    table.push_back({m.name, m.policy, std::to_string(m.steps_used), fmt("%.6g", m.best),
-                     steps_text(s90), steps_text(steps_to(m, ppo.best)), fmt("%.1f s", m.seconds)});
-  }
-  const bool ratio_known = ppo_best_steps > 0 && grad_to_ppo_best > 0;
-  const double ratio =
-      ratio_known ? static_cast<double>(ppo_best_steps) / static_cast<double>(grad_to_ppo_best)
-                  : std::numeric_limits<double>::quiet_NaN();
-  json summary{
+  for (const MethodRun& m : runs) methods.push_back(method_json(m, v, runs[1].best));
+  const json summary{
       {"command", "compare"},
       {"softgrad_version", SOFTGRAD_VERSION},
       {"scene", p.scene.name},
@@ -243,22 +271,16 @@ int execute(const CompareArgs& args, const Console& c) {
       {"budget_steps", budget},
       {"gradient_budget_steps", gradient_budget},
       {"seed", loc.train.seed},
-      {"best_reward_m", best},
-      {"threshold_90_percent_m", threshold},
-      {"ppo_best_reward_m", ppo.best},
-      {"ppo_steps_to_its_best", ppo_best_steps},
-      {"gradient_steps_to_ppo_best", grad_to_ppo_best < 0 ? json(nullptr) : json(grad_to_ppo_best)},
-      {"ppo_over_gradient_steps", ratio_known ? json(ratio) : json(nullptr)},
+      {"best_reward_m", v.best},
+      {"threshold_90_percent_m", v.threshold},
+      {"ppo_best_reward_m", runs[1].best},
+      {"ppo_steps_to_its_best", steps_json(v.ppo_best_steps)},
+      {"gradient_steps_to_ppo_best", steps_json(v.grad_to_ppo_best)},
+      {"ppo_over_gradient_steps", std::isnan(v.ratio) ? json(nullptr) : json(v.ratio)},
       {"methods", methods}};
   write_files(dir, runs, summary, p.scene.name);
-  c.out << p.scene.name << ": " << p.episode_steps() << "-step episodes, budget " << budget
-        << " simulated steps per method; best reward " << fmt("%.6g", best)
-        << " m, 90% = " << fmt("%.6g", threshold) << " m\n"
-        << aligned_table(table) << "PPO reaches its best (" << fmt("%.6g", ppo.best) << " m) after "
-        << steps_text(ppo_best_steps) << " steps; the gradient method after "
-        << steps_text(grad_to_ppo_best) << " steps"
-        << (ratio_known ? " (" + fmt("%.3g", ratio) + "x fewer)" : std::string()) << "\n"
-        << "  output: " << dir.string() << " (compare.csv, compare.json, compare.svg)\n"
+  c.out << report_text(p, budget, runs, v) << "  output: " << dir.string()
+        << " (compare.csv, compare.json, compare.svg)\n"
         << std::flush;
   return kExitOk;
 }

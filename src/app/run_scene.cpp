@@ -11,6 +11,8 @@
 #include "app/progress.hpp"
 #include "app/summary.hpp"
 #include "softgrad/errors.hpp"
+#include "softgrad/locomotion.hpp"
+#include "softgrad/trajectory.hpp"
 
 namespace softgrad::app {
 namespace {
@@ -22,7 +24,11 @@ double seconds_since(Clock::time_point start) {
 }
 
 // One step: backward Euler, or in a static scene the equilibrium at the next load time.
-NewtonReport advance(Simulator& sim, const Scene& scene, State& s, int step) {
+// A locomotion scene's controller drives the muscles (for the steps its activations cover).
+NewtonReport advance(Simulator& sim, const Scene& scene, const Rollout& rollout, State& s,
+                     int step) {
+  if (scene.locomotion && s.step < scene.locomotion->controller_steps)
+    apply_controller(sim, rollout, s);
   if (!scene.static_solve) return sim.step(s);
   State trial = s;
   trial.t = step * scene.options.dt;
@@ -35,6 +41,7 @@ NewtonReport advance(Simulator& sim, const Scene& scene, State& s, int step) {
 // interrupt. Frames are written every output.every steps.
 void step_loop(Simulator& sim, const Scene& scene, const RunOptions& options, State& s,
                FrameWriter* frames, RunResult& result) {
+  const Rollout rollout = scene.rollout(sim);
   const Clock::time_point start = Clock::now();
   for (int k = 1; k <= scene.steps; ++k) {
     if (options.interrupt && *options.interrupt) {
@@ -43,7 +50,7 @@ void step_loop(Simulator& sim, const Scene& scene, const RunOptions& options, St
       break;
     }
     const Clock::time_point step_start = Clock::now();
-    const NewtonReport report = advance(sim, scene, s, k);
+    const NewtonReport report = advance(sim, scene, rollout, s, k);
     const double wall = seconds_since(step_start);
     if (!report.converged() && scene.options.on_failure == FailurePolicy::Stop) {
       result.status = RunStatus::NewtonFailed;
