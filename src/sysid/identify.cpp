@@ -111,7 +111,7 @@ class SimulationCache final : public ceres::EvaluationCallback {
     } catch (const std::exception& e) {
       // Ceres treats a failed evaluation as an unacceptable step and shrinks its trust region.
       ok_ = false;
-      log(LogLevel::Debug, std::string("sysid: evaluation failed: ") + e.what());
+      log(LogLevel::Info, std::string("sysid: evaluation failed: ") + e.what());
     }
     if (seen_.size() == kRemembered) seen_.erase(seen_.begin());
     seen_.push_back({phi_, r_, J_, ok_});
@@ -301,7 +301,7 @@ class AdjointObjective final : public ceres::FirstOrderFunction {
       if (gradient) Eigen::Map<Eigen::VectorXd>(gradient, params_.size()) = g;
       return std::isfinite(c);
     } catch (const std::exception& e) {
-      log(LogLevel::Debug, std::string("sysid: evaluation failed: ") + e.what());
+      log(LogLevel::Info, std::string("sysid: evaluation failed: ") + e.what());
       return false;
     }
   }
