@@ -49,8 +49,10 @@ std::string fmt(const char* format, double v) {
   return buf;
 }
 
-/// The steps of the first curve point with reward >= threshold, or -1.
+/// The steps of the first curve point with reward >= threshold; -1 if none, or if the
+/// threshold is not finite.
 long steps_to(const MethodRun& m, double threshold) {
+  if (!std::isfinite(threshold)) return -1;  // a method that did not run
   for (const CurveSample& s : m.curve)
     if (s.reward >= threshold) return s.steps;
   return -1;
@@ -231,9 +233,16 @@ std::string report_text(const LocomotionProblem& p, long budget, const std::vect
   os << p.scene.name << ": " << p.episode_steps() << "-step episodes, budget " << budget
      << " simulated steps per method; best reward " << fmt("%.6g", v.best)
      << " m, 90% = " << fmt("%.6g", v.threshold) << " m\n"
-     << aligned_table(table) << "PPO reaches its best (" << fmt("%.6g", runs[1].best)
-     << " m) after " << steps_text(v.ppo_best_steps) << " steps; the gradient method after "
-     << steps_text(v.grad_to_ppo_best) << " steps"
+     << aligned_table(table);
+  if (runs[1].curve.empty()) {
+    os << "PPO did not run: the budget is below one PPO iteration ("
+       << p.locomotion().compare.ppo_episodes << " episodes)\n";
+    return os.str();
+  }
+  os << "PPO reaches its best (" << fmt("%.6g", runs[1].best) << " m) after "
+     << steps_text(v.ppo_best_steps) << " steps; the gradient method "
+     << (v.grad_to_ppo_best < 0 ? "does not reach it"
+                                : "after " + steps_text(v.grad_to_ppo_best) + " steps")
      << (std::isnan(v.ratio) ? std::string() : " (" + fmt("%.3g", v.ratio) + "x fewer)") << "\n";
   return os.str();
 }
