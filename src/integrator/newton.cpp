@@ -63,7 +63,7 @@ NewtonReport newton_solve(const IncrementalPotential& phi, NewtonLinearSolver so
     return fail(r, Status::InfeasibleStart,
                 "the starting point is infeasible (an element is inverted or the energy is not "
                 "finite)");
-  Eigen::VectorXd g(x.size()), dx(x.size()), x_try(x.size());
+  Eigen::VectorXd g(x.size()), dx(x.size()), x_try(x.size()), g_try(x.size());
   bool project = options.project_hessian && !options.exact_hessian_first;
   for (r.iterations = 0; r.iterations < options.max_iterations;) {
     phi.gradient(x, g);
@@ -126,6 +126,17 @@ NewtonReport newton_solve(const IncrementalPotential& phi, NewtonLinearSolver so
       if (std::isfinite(e) && e <= energy + 1e-4 * alpha * slope) {
         energy = e;
         break;
+      }
+      // The full step changes Phi only at its round-off level (which scales with the
+      // cancelling term energies, not with |Phi|): energies cannot judge it, the gradient can.
+      // Accept it if it halves the gradient (backtracking here would creep in 2^-k steps).
+      if (alpha == 1.0 && std::isfinite(e) &&
+          std::abs(e - energy) <= 1e-9 * std::max(std::abs(e), std::abs(energy))) {
+        phi.gradient(x_try, g_try);
+        if (g_try.lpNorm<Eigen::Infinity>() <= 0.5 * r.gradient_norm) {
+          energy = e;
+          break;
+        }
       }
     }
     if (k == options.max_line_search) {
