@@ -5,36 +5,13 @@
 #include "app/cli.hpp"
 #include "app/commands.hpp"
 #include "app_test_support.hpp"
+#include "cli_test_support.hpp"
 #include "softgrad/config.hpp"
 
 using namespace softgrad;
 using namespace softgrad::app;
 using namespace softgrad::test;
 using nlohmann::json;
-
-namespace {
-
-// The program's exit code and what it printed.
-struct Outcome {
-  int code = -1;
-  std::string out, err;
-};
-
-Outcome cli(std::vector<std::string> args) {
-  args.insert(args.begin(), "softgrad");
-  std::ostringstream out, err;
-  Outcome o;
-  o.code = run_cli(args, Console{out, err, false});
-  o.out = out.str();
-  o.err = err.str();
-  return o;
-}
-
-bool contains(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
-}
-
-}  // namespace
 
 TEST_CASE("app/cli: usage errors print 'softgrad: error:' and exit with 1") {
   const struct {

@@ -6,6 +6,7 @@
 
 #include "app/cli.hpp"
 #include "app_test_support.hpp"
+#include "cli_test_support.hpp"
 
 using namespace softgrad;
 using namespace softgrad::app;
@@ -13,25 +14,6 @@ using namespace softgrad::test;
 using nlohmann::json;
 
 namespace {
-
-struct Outcome {
-  int code = -1;
-  std::string out, err;
-};
-
-Outcome cli(std::vector<std::string> args) {
-  args.insert(args.begin(), "softgrad");
-  std::ostringstream out, err;
-  Outcome o;
-  o.code = run_cli(args, Console{out, err, false});
-  o.out = out.str();
-  o.err = err.str();
-  return o;
-}
-
-bool contains(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
-}
 
 /// The biped with a sine gait on `steps`-step episodes of 10 ms, plus `extra` keys.
 std::string biped_scene(int steps, const std::string& extra = "") {

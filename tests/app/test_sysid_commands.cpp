@@ -9,6 +9,7 @@
 #include "app/cli.hpp"
 #include "app/sysid_scene.hpp"
 #include "app_test_support.hpp"
+#include "cli_test_support.hpp"
 #include "softgrad/parameters.hpp"
 
 using namespace softgrad;
@@ -19,25 +20,6 @@ using nlohmann::json;
 namespace {
 
 namespace fs = std::filesystem;
-
-struct Outcome {
-  int code = -1;
-  std::string out, err;
-};
-
-Outcome cli(std::vector<std::string> args) {
-  args.insert(args.begin(), "softgrad");
-  std::ostringstream out, err;
-  Outcome o;
-  o.code = run_cli(args, Console{out, err, false});
-  o.out = out.str();
-  o.err = err.str();
-  return o;
-}
-
-bool contains(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
-}
 
 fs::path scratch(const std::string& name) {
   const fs::path dir = fs::temp_directory_path() / "softgrad_test_sysid";
