@@ -20,15 +20,18 @@
 
 namespace softgrad {
 
-/// A named creature generator, the table behind the scene's "creature"/"generator" key.
+/// A named creature generator, the table behind the scene's "creature"/"generator" key. A 2D
+/// generator has `make`, a 3D one `make_3d` (its options have other units and defaults).
 struct CreatureGenerator {
   const char* name;
   const char* description;
   int dim;
   Creature (*make)(const CreatureOptions& options);
+  Creature (*make_3d)(const Creature3dOptions& options);
 };
 
-/// The registered generators (biped_2d, quadruped_2d); a layout of cells is the "layout" key.
+/// The registered generators (biped_2d, quadruped_2d, quadruped_3d, worm_3d); a layout of cells
+/// is the "layout" key.
 std::span<const CreatureGenerator> creature_generators();
 /// The generator called `name`, or nullptr.
 const CreatureGenerator* find_creature_generator(const std::string& name);

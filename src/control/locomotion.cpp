@@ -10,10 +10,21 @@
 namespace softgrad {
 namespace {
 
+Creature make_worm_3d_6(const Creature3dOptions& options) { return make_worm_3d(6, options); }
+
 constexpr CreatureGenerator kGenerators[] = {
-    {"biped_2d", "the seed's 2D biped: 6 x 4 cells, 29 vertices, 20 muscles", 2, make_biped_2d},
+    {"biped_2d", "the seed's 2D biped: 6 x 4 cells, 29 vertices, 20 muscles", 2, make_biped_2d,
+     nullptr},
     {"quadruped_2d", "the seed's 2D quadruped: 12 x 4 cells, 55 vertices, 40 muscles", 2,
-     make_quadruped_2d},
+     make_quadruped_2d, nullptr},
+    {"quadruped_3d",
+     "DiffPD's quadruped: a 4 x 1 x 4-cell body on four legs 2 cells tall, 82 vertices, "
+     "144 tetrahedra (resolution 1), 8 fibre muscles",
+     3, nullptr, make_quadruped_3d},
+    {"worm_3d",
+     "a caterpillar of 6 x 2 x 2 cells, 63 vertices, 144 tetrahedra (resolution 1), 12 fibre "
+     "muscles along its top and bottom halves",
+     3, nullptr, make_worm_3d_6},
 };
 
 /// N(0, std^2) values from a seeded generator (std::normal_distribution is not portable across

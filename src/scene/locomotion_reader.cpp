@@ -23,7 +23,8 @@ constexpr KeySpec kCreatureKeys[] = {
      {},
      "",
      "",
-     "a built-in creature (biped_2d, quadruped_2d; listed at the end); this or layout"},
+     "a built-in creature (biped_2d, quadruped_2d, quadruped_3d, worm_3d; listed at the end); "
+     "this or layout"},
     {"layout",
      Strings,
      "",
@@ -33,11 +34,16 @@ constexpr KeySpec kCreatureKeys[] = {
      "rows of cells, top row first: '#' body, 'L' leg (muscles on its vertical edges), '.' "
      "empty; the last row stands on the ground"},
     {"cell", Number, "m", kPositive, "", "0.05", "cell size"},
-    {"youngs", Number, "Pa", kPositive, "", "1e4", "Young's modulus (neo-Hookean)"},
+    {"resolution", Integer, "", kFromOne, "", "1", "3D creatures only: cubes per cell edge"},
+    {"youngs", Number, "Pa", kPositive, "", "1e4",
+     "Young's modulus (neo-Hookean); 3D creatures default to 5e4"},
     {"poisson", Number, "", Range{-1.0, 0.5, false, false}, "", "0.3", "Poisson's ratio"},
-    {"density", Number, "kg/m^2", kPositive, "", "200", "mass density (2D: per area)"},
-    {"muscle_stiffness", Number, "N/m", kPositive, "", "1e4", "stiffness of the muscle edges"},
-    {"contact_stiffness", Number, "N/m", kPositive, "", "2e4", "penalty stiffness of the ground"},
+    {"density", Number, "kg/m^2", kPositive, "", "200",
+     "mass density per area; 3D creatures: per volume [kg/m^3], default 1000"},
+    {"muscle_stiffness", Number, "N/m", kPositive, "", "1e4",
+     "stiffness of the muscle edges; 3D creatures: of the fibre muscles [Pa], default 1e5"},
+    {"contact_stiffness", Number, "N/m", kPositive, "", "2e4",
+     "penalty stiffness of the ground; 3D creatures: barrier stiffness, default 1e4"},
     {"friction", Number, "", kNonNegative, "", "0.8", "Coulomb coefficient (lagged friction)"},
     {"gap", Number, "m", kNonNegative, "", "1e-3", "height of the feet above the ground at rest"},
 };
@@ -153,7 +159,31 @@ Creature build_creature(const ObjectReader& c, const CreatureOptions& o, Locomot
     c.fail("generator",
            "unknown creature '" + loc.generator + "'; built-in:" + names + " (or give a 'layout')");
   }
-  return g->make(o);
+  if (g->make) {
+    if (c.has("resolution"))
+      c.fail("resolution", "'resolution' applies to 3D creatures; '" + loc.generator + "' is 2D");
+    return g->make(o);
+  }
+  // 3D: its own defaults (per-volume density, fibre muscles, barrier ground); keys override.
+  Creature3dOptions o3;
+  o3.steps = o.steps;
+  const auto set = [&](const char* key, double& value) {
+    if (c.has(key)) value = c.number(key);
+  };
+  set("cell", o3.cell);
+  set("youngs", o3.youngs);
+  set("poisson", o3.poisson);
+  set("density", o3.density);
+  set("muscle_stiffness", o3.muscle_stiffness);
+  set("contact_stiffness", o3.contact_stiffness);
+  set("friction", o3.friction);
+  set("gap", o3.gap);
+  if (c.has("resolution")) o3.resolution = c.integer("resolution");
+  try {
+    return g->make_3d(o3);
+  } catch (const InputError& e) {
+    c.fail("generator", e.what());
+  }
 }
 
 void read_controller(const ObjectReader& top, const Scene& scene, Locomotion& loc) {
@@ -215,8 +245,9 @@ void read_training(const ObjectReader& top, const Scene& scene, Locomotion& loc)
 }  // namespace
 
 namespace schema {
-const Section creature{"/creature", "a soft creature with muscles on a penalty ground",
-                       kCreatureKeys};
+const Section creature{
+    "/creature", "a soft creature with muscles on the ground (2D: penalty contact, 3D: barrier)",
+    kCreatureKeys};
 const Section controller{"/controller", "what drives the creature's muscles", kControllerKeys};
 const Section task{"/task", "the creature's objective over an episode", kTaskKeys};
 const Section train{"/train", "softgrad train: gradient-based training through the simulator",

@@ -82,10 +82,49 @@ TEST_CASE("scenes/locomotion_reader: layouts, controllers and settings are read"
   }
 }
 
+TEST_CASE("scenes/locomotion_reader: 3D creatures take 3D defaults; keys given override them") {
+  const Scene q = parse(creature_json("", R"({"generator": "quadruped_3d"})"));
+  REQUIRE(q.locomotion);
+  CHECK(q.model->dim == 3);
+  CHECK(q.model->n_verts == 82);
+  CHECK(q.model->bodies.front().n_elems() == 144);
+  CHECK(q.locomotion->creature.n_muscles == 8);
+  CHECK(q.locomotion->direction.isApprox(Eigen::Vector3d(1, 0, 0)));
+  // Unset keys keep the 3D defaults, not the 2D ones of the schema table: the scene's model has
+  // the energy of make_quadruped_3d's at a displaced state.
+  Creature3dOptions o;
+  o.steps = 10;
+  const Creature reference = make_quadruped_3d(o);
+  Eigen::VectorXd x = q.model->X;
+  x[3 * 81 + 1] += 0.004;
+  const Simulator a(q.model, q.options), b(reference.model, q.options);
+  CHECK(a.potential_energy(x) == doctest::Approx(b.potential_energy(x)).epsilon(1e-12));
+  // Given keys override them.
+  const Scene w = parse(creature_json(
+      "", R"({"generator": "worm_3d", "youngs": 2e5, "density": 500, "resolution": 2})"));
+  o.youngs = 2e5;
+  o.density = 500;
+  o.resolution = 2;
+  const Creature worm = make_worm_3d(6, o);
+  CHECK(w.model->n_verts == worm.model->n_verts);
+  CHECK(w.model->bodies.front().n_elems() == 8 * 144);
+  Eigen::VectorXd y = w.model->X;
+  y[3 * 5 + 1] += 0.002;
+  const Simulator c(w.model, w.options), d(worm.model, w.options);
+  CHECK(c.potential_energy(y) == doctest::Approx(d.potential_energy(y)).epsilon(1e-12));
+  CHECK(c.kinetic_energy(Eigen::VectorXd::Ones(y.size())) ==
+        doctest::Approx(d.kinetic_energy(Eigen::VectorXd::Ones(y.size()))).epsilon(1e-12));
+}
+
 TEST_CASE("scenes/locomotion_reader: bad creatures are named with their pointer") {
   CHECK(error_of(creature_json("", R"({"generator": "octopus"})")) ==
         "inline.json: /creature/generator: unknown creature 'octopus'; built-in: biped_2d "
-        "quadruped_2d (or give a 'layout')");
+        "quadruped_2d quadruped_3d worm_3d (or give a 'layout')");
+  CHECK(error_of(creature_json("", R"({"generator": "biped_2d", "resolution": 2})")) ==
+        "inline.json: /creature/resolution: 'resolution' applies to 3D creatures; 'biped_2d' is "
+        "2D");
+  CHECK(error_of(creature_json(R"("dim": 2)", R"({"generator": "worm_3d"})")) ==
+        "inline.json: /dim: the creature is 3D; remove 'dim' or set it to 3");
   CHECK(error_of(creature_json("", R"({"generator": "biped_2d", "layout": ["#"]})")) ==
         "inline.json: /creature: give exactly one of 'generator' (a built-in creature) or "
         "'layout' (cells)");
@@ -137,15 +176,16 @@ TEST_CASE("scenes/locomotion_reader: bad controller, task and training keys") {
 }
 
 TEST_CASE("scenes/locomotion_reader: the shipped creature scenes step with their gait") {
-  for (const auto& [name, verts, muscles] :
-       {std::tuple{"biped_2d", 29, 20}, std::tuple{"quadruped_2d", 55, 40}}) {
+  for (const auto& [name, verts, muscles, episode] :
+       {std::tuple{"biped_2d", 29, 20, 100}, std::tuple{"quadruped_2d", 55, 40, 100},
+        std::tuple{"quadruped_3d", 82, 8, 60}}) {
     CAPTURE(name);
     const Scene s = load_scene(std::filesystem::path(SOFTGRAD_SOURCE_DIR) / "scenes" /
                                (std::string(name) + ".json"));
     REQUIRE(s.locomotion);
     CHECK(s.model->n_verts == verts);
     CHECK(s.locomotion->creature.n_muscles == muscles);
-    CHECK(s.locomotion->train.episode_steps == 100);
+    CHECK(s.locomotion->train.episode_steps == episode);
     // Two steps of the scene's rollout: the gait moves the muscles, the state stays finite.
     Simulator sim(s.model, s.options);
     Rollout r = s.rollout(sim);
