@@ -28,4 +28,13 @@ Mesh box_tet_mesh(int nx, int ny, int nz, const Eigen::Vector3d& size,
 Mesh rectangle_tri_mesh(int nx, int ny, const Eigen::Vector2d& size,
                         const Eigen::Vector2d& origin = Eigen::Vector2d::Zero());
 
+/// An ellipse inscribed in the box [origin, origin + size] [m] (a disk when size is square):
+/// `rings` concentric rings of vertices around the centre, ring k with `sectors` k vertices
+/// (the first at angle 0), zipped into 2D triangles; 1 + sectors rings (rings + 1) / 2 vertices
+/// and sectors rings^2 triangles, all counter-clockwise. The boundary is a polygon with
+/// sectors rings corners.
+/// @throws InputError if rings < 1, sectors < 3, or on the conditions of box_tet_mesh.
+Mesh disk_tri_mesh(int rings, int sectors, const Eigen::Vector2d& size,
+                   const Eigen::Vector2d& origin = Eigen::Vector2d::Zero());
+
 }  // namespace softgrad

@@ -120,4 +120,54 @@ Mesh rectangle_tri_mesh(int nx, int ny, const Eigen::Vector2d& size,
   return mesh;
 }
 
+Mesh disk_tri_mesh(int rings, int sectors, const Eigen::Vector2d& size,
+                   const Eigen::Vector2d& origin) {
+  // rings x sectors cells bound the counts: (rings + 1) * sectors >= 1 + sectors rings (rings + 1)
+  // / 2 vertices, and sectors rings^2 triangles.
+  if (rings < 1)
+    throw InputError("disk_tri_mesh: rings must be >= 1, got " + std::to_string(rings));
+  check_arguments<2>("disk_tri_mesh", {rings, sectors}, size, origin, rings * 1LL);
+  if (sectors < 3)
+    throw InputError("disk_tri_mesh: sectors must be >= 3, got " + std::to_string(sectors));
+  Mesh mesh;
+  mesh.dim = 2;
+  mesh.source =
+      "disk_tri_mesh(" + std::to_string(rings) + " rings, " + std::to_string(sectors) + " sectors)";
+  const Eigen::Vector2d centre = origin + size / 2, half = size / 2;
+  const double two_pi = 6.283185307179586;
+  // Ring k (0 = the centre) has sectors k vertices, the first at angle 0.
+  const auto first = [&](int k) { return k == 0 ? 0 : 1 + sectors * k * (k - 1) / 2; };
+  const auto count = [&](int k) { return k == 0 ? 1 : sectors * k; };
+  mesh.X.resize(first(rings + 1), 2);
+  for (int k = 0; k <= rings; ++k)
+    for (int i = 0; i < count(k); ++i) {
+      const double t = two_pi * i / count(k), r = static_cast<double>(k) / rings;
+      mesh.X.row(first(k) + i) << centre.x() + half.x() * r * std::cos(t),
+          centre.y() + half.y() * r * std::sin(t);
+    }
+  // Zip ring k - 1 to ring k by angle: each triangle advances along one ring, counter-clockwise.
+  mesh.elems.resize(sectors * rings * rings, 3);
+  int e = 0;
+  for (int k = 1; k <= rings; ++k) {
+    const int m = count(k - 1), M = count(k);
+    int i = 0, j = 0;
+    const auto inner = [&](int a) { return first(k - 1) + a % m; };
+    const auto outer = [&](int b) { return first(k) + b % M; };
+    while (i < (k == 1 ? 0 : m) || j < M) {
+      const bool advance_outer =
+          j < M &&
+          (k == 1 || i == m || static_cast<double>(j + 1) / M <= static_cast<double>(i + 1) / m);
+      if (advance_outer) {
+        mesh.elems.row(e++) << inner(i), outer(j), outer(j + 1);
+        ++j;
+      } else {
+        mesh.elems.row(e++) << inner(i), outer(j), inner(i + 1);
+        ++i;
+      }
+    }
+  }
+  SOFTGRAD_ASSERT(e == mesh.n_elems());
+  return mesh;
+}
+
 }  // namespace softgrad

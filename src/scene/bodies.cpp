@@ -37,14 +37,14 @@ Mesh read_mesh_file(const ObjectReader& m, int dim) {
   return mesh;
 }
 
-// A box of tetrahedra or a rectangle of triangles.
+// A box of tetrahedra, or a rectangle or disk of triangles.
 Mesh generate_mesh(const ObjectReader& m, int dim) {
   const std::string generator = m.string("generator");
   const int needs = generator == "box" ? 3 : 2;
   if (needs != dim) {
     m.fail("generator", "'" + generator + "' makes a " + std::to_string(needs) +
                             "D mesh but the scene has \"dim\": " + std::to_string(dim) +
-                            (dim == 3 ? "; use 'box'" : "; use 'rectangle'"));
+                            (dim == 3 ? "; use 'box'" : "; use 'rectangle' or 'disk'"));
   }
   for (const char* key : {"resolution", "size"})
     if (!m.has(key))
@@ -54,6 +54,7 @@ Mesh generate_mesh(const ObjectReader& m, int dim) {
   const Eigen::VectorXd origin = m.vector("origin", dim, Eigen::VectorXd::Zero(dim));
   try {
     if (dim == 3) return box_tet_mesh(n[0], n[1], n[2], size, origin);
+    if (generator == "disk") return disk_tri_mesh(n[0], n[1], size, origin);
     return rectangle_tri_mesh(n[0], n[1], size, origin);
   } catch (const InputError& e) {
     m.fail("resolution", e.what());
@@ -62,7 +63,7 @@ Mesh generate_mesh(const ObjectReader& m, int dim) {
 
 Mesh read_body_mesh(const ObjectReader& m, int dim) {
   if (m.has("file") == m.has("generator"))
-    m.fail_here("give exactly one of 'file' (a mesh file) or 'generator' (box or rectangle)");
+    m.fail_here("give exactly one of 'file' (a mesh file) or 'generator' (box, rectangle or disk)");
   Mesh mesh = m.has("file") ? read_mesh_file(m, dim) : generate_mesh(m, dim);
   // Scale, then translate.
   const double scale = m.number("scale");

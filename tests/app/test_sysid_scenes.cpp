@@ -105,6 +105,11 @@ TEST_CASE("app/sysid scenes: contact Jacobians (friction, stiffness) match centr
   const Recording bounce = truncate(
       bouncing, read_recording(scene_path("data/block_bouncing.csv"), bouncing.markers), 100);
   check_jacobian(bouncing, bounce, {"youngs", "contact.stiffness"});
+  // The ball's first impact, with damping.
+  MarkerScene ball = load_marker_scene(scene_path("ball_bouncing_sysid.json"));
+  const Recording drop =
+      truncate(ball, read_recording(scene_path("data/ball_bouncing.csv"), ball.markers), 70);
+  check_jacobian(ball, drop, {"youngs", "contact.stiffness", "damping.alpha"});
 }
 
 TEST_CASE("app/sysid scenes: cantilever, noiseless same-model recording, E and damping to 1e-4" *
@@ -136,6 +141,16 @@ TEST_CASE("app/sysid scenes: sliding block, friction coefficient to 1e-4") {
   const Fit f = fit("block_sliding_sysid.json", "block_sliding.csv");
   show("sliding", f.report);
   CHECK(f.report.estimate[0] == doctest::Approx(0.4).epsilon(1e-4));
+}
+
+TEST_CASE("app/sysid scenes: bouncing ball, E, contact stiffness and damping to 1e-4" *
+          doctest::test_suite("slow")) {
+  const Fit f = fit("ball_bouncing_sysid.json", "ball_bouncing.csv");
+  show("ball", f.report);
+  CHECK(f.report.converged);
+  CHECK(f.report.estimate[0] == doctest::Approx(1e5).epsilon(1e-4));
+  CHECK(f.report.estimate[1] == doctest::Approx(3e4).epsilon(1e-4));
+  CHECK(f.report.estimate[2] == doctest::Approx(2.0).epsilon(1e-4));
 }
 
 TEST_CASE("app/sysid scenes: bouncing block, E and contact stiffness to 1e-4" *

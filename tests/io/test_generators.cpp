@@ -3,8 +3,10 @@
 #include <Eigen/Geometry>
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <map>
 #include <string>
+#include <utility>
 
 #include "softgrad/errors.hpp"
 #include "softgrad/mesh.hpp"
@@ -82,6 +84,37 @@ TEST_CASE("io/generators: rectangle_tri_mesh has the right counts, area and orie
   }
   CHECK(perimeter == doctest::Approx(2 * (3.0 + 1.5)));
   CHECK_NOTHROW(validate_mesh(m));
+}
+
+TEST_CASE("io/generators: disk_tri_mesh fills the inscribed polygon, conforming and oriented") {
+  for (const auto& [rings, sectors] : {std::pair{1, 3}, std::pair{3, 6}, std::pair{5, 8}}) {
+    CAPTURE(rings);
+    CAPTURE(sectors);
+    const double r = 0.05;
+    const Mesh m =
+        disk_tri_mesh(rings, sectors, Eigen::Vector2d(2 * r, 2 * r), Eigen::Vector2d(-1.0, 0.5));
+    CHECK(m.n_verts() == 1 + sectors * rings * (rings + 1) / 2);
+    CHECK(m.n_elems() == sectors * rings * rings);
+    CHECK_NOTHROW(validate_mesh(m));
+    // The boundary is the regular polygon of sectors * rings corners on the circle.
+    const int corners = sectors * rings;
+    const double polygon = 0.5 * corners * r * r * std::sin(2 * M_PI / corners);
+    CHECK(total_measure(m) == doctest::Approx(polygon).epsilon(1e-13));
+    int boundary_edges = 0;
+    for (const auto& [f, count] : facet_counts<2>(m)) {
+      REQUIRE(count <= 2);
+      if (count == 2) continue;
+      ++boundary_edges;
+      for (int v : f)
+        CHECK((m.X.row(v) - Eigen::RowVector2d(-1.0 + r, 0.5 + r)).norm() ==
+              doctest::Approx(r).epsilon(1e-14));
+    }
+    CHECK(boundary_edges == corners);
+  }
+  CHECK_THROWS_WITH_AS(disk_tri_mesh(2, 2, Eigen::Vector2d(1, 1)),
+                       "disk_tri_mesh: sectors must be >= 3, got 2", InputError);
+  CHECK_THROWS_WITH_AS(disk_tri_mesh(0, 6, Eigen::Vector2d(1, 1)),
+                       "disk_tri_mesh: rings must be >= 1, got 0", InputError);
 }
 
 TEST_CASE("io/generators: invalid resolutions and sizes are input errors naming the argument") {

@@ -134,10 +134,10 @@ TEST_CASE("scenes/bodies: generator errors name the key") {
         "\"dim\": 3; use 'box'");
   CHECK(with_mesh(R"({"resolution": [1, 1, 1]})") ==
         "inline.json: /bodies/0/mesh: give exactly one of 'file' (a mesh file) or 'generator' "
-        "(box or rectangle)");
+        "(box, rectangle or disk)");
   CHECK(with_mesh(R"({"generator": "cube"})") ==
         "inline.json: /bodies/0/mesh/generator: unknown value 'cube'; valid values: box, "
-        "rectangle");
+        "rectangle, disk");
 }
 
 TEST_CASE("scenes/bodies: scale and translate move the rest positions") {
