@@ -38,8 +38,9 @@ void write_svg_plot(const std::string& path, const LinePlot& plot);
 /// Options of a mesh strip.
 struct MeshStripOptions {
   std::string title;
-  bool overlay = true;  ///< true: frames drawn in one panel, older ones fainter (a
-                        ///< chronophotograph) false: side by side, one panel per frame
+  /// true: frames drawn in one panel, older ones fainter (a chronophotograph); false: side by
+  /// side, one panel per frame.
+  bool overlay = true;
   double ground_height = 0.0;  ///< a ground line at y = ground_height; NaN for none
   double width_px = 1200.0;
 };

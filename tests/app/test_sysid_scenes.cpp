@@ -112,7 +112,7 @@ TEST_CASE("app/sysid scenes: contact Jacobians (friction, stiffness) match centr
   check_jacobian(ball, drop, {"youngs", "contact.stiffness", "damping.alpha"});
 }
 
-TEST_CASE("app/sysid scenes: cantilever, noiseless same-model recording, E and damping to 1e-4" *
+TEST_CASE("app/sysid scenes: cantilever - noiseless same-model recording - E and damping to 1e-4" *
           doctest::test_suite("slow")) {
   const Fit f = fit("cantilever_sysid.json", "cantilever_clean.csv");
   show("clean", f.report);
@@ -121,7 +121,7 @@ TEST_CASE("app/sysid scenes: cantilever, noiseless same-model recording, E and d
   CHECK(f.report.estimate[1] == doctest::Approx(4.0).epsilon(1e-4));
 }
 
-TEST_CASE("app/sysid scenes: cantilever, noisy recording, within the uncertainty or 5%" *
+TEST_CASE("app/sysid scenes: cantilever - noisy recording - within the uncertainty or 5%" *
           doctest::test_suite("slow")) {
   const Fit f = fit("cantilever_sysid.json", "cantilever_noisy.csv");
   show("noisy", f.report);
@@ -130,7 +130,7 @@ TEST_CASE("app/sysid scenes: cantilever, noisy recording, within the uncertainty
   CHECK(f.report.rms_after == doctest::Approx(5e-4 * std::sqrt(2.0)).epsilon(0.2));
 }
 
-TEST_CASE("app/sysid scenes: cantilever, finer mesh and time step, within the uncertainty or 5%" *
+TEST_CASE("app/sysid scenes: cantilever - finer mesh and time step - within the uncertainty or 5%" *
           doctest::test_suite("slow")) {
   const Fit f = fit("cantilever_sysid.json", "cantilever_fine.csv");
   show("fine", f.report);
@@ -143,7 +143,7 @@ TEST_CASE("app/sysid scenes: sliding block, friction coefficient to 1e-4") {
   CHECK(f.report.estimate[0] == doctest::Approx(0.4).epsilon(1e-4));
 }
 
-TEST_CASE("app/sysid scenes: bouncing ball, E, contact stiffness and damping to 1e-4" *
+TEST_CASE("app/sysid scenes: bouncing ball - E with contact stiffness and damping to 1e-4" *
           doctest::test_suite("slow")) {
   const Fit f = fit("ball_bouncing_sysid.json", "ball_bouncing.csv");
   show("ball", f.report);
@@ -153,7 +153,7 @@ TEST_CASE("app/sysid scenes: bouncing ball, E, contact stiffness and damping to 
   CHECK(f.report.estimate[2] == doctest::Approx(2.0).epsilon(1e-4));
 }
 
-TEST_CASE("app/sysid scenes: bouncing block, E and contact stiffness to 1e-4" *
+TEST_CASE("app/sysid scenes: bouncing block - E and contact stiffness to 1e-4" *
           doctest::test_suite("slow")) {
   const Fit f = fit("block_bouncing_sysid.json", "block_bouncing.csv");
   show("bouncing", f.report);
@@ -161,7 +161,7 @@ TEST_CASE("app/sysid scenes: bouncing block, E and contact stiffness to 1e-4" *
   CHECK(f.report.estimate[1] == doctest::Approx(2e4).epsilon(1e-4));
 }
 
-TEST_CASE("app/sysid scenes: two-material beam, the stiffness field by L-BFGS with smoothness" *
+TEST_CASE("app/sysid scenes: two-material beam - the stiffness field by L-BFGS with smoothness" *
           doctest::test_suite("slow")) {
   const Fit f = fit("beam_two_material_sysid.json", "beam_two_material.csv");
   show("two materials", f.report);
