@@ -8,6 +8,7 @@
 
 #include <Eigen/Core>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <span>
 #include <string>
@@ -105,8 +106,9 @@ struct Locomotion {
   std::shared_ptr<Controller> make_controller(double dt) const;
   /// Minus the distance the centre of mass travels along `direction` over a rollout [m].
   std::shared_ptr<const Loss> make_loss() const;
-  /// The centre-of-mass progress along `direction` from `prev` to `next` [m] (the RL reward).
-  double progress(const State& prev, const State& next) const;
+  /// The RL reward: the centre-of-mass progress along `direction` from `prev` to `next` [m].
+  /// The returned function holds the mass weights, computed once (it is called every step).
+  std::function<double(const State& prev, const State& next)> progress_reward() const;
   /// MlpController options of the baselines' policy (observing all vertices).
   MlpController::Options policy_options() const;
 };

@@ -88,7 +88,7 @@ rl::LocomotionOptions env_options(const Locomotion& loc) {
   o.muscle_term = loc.creature.muscle_term;
   o.n_muscles = loc.creature.n_muscles;
   o.controller = loc.policy_options();
-  o.reward = [&loc](const State& prev, const State& next) { return loc.progress(prev, next); };
+  o.reward = loc.progress_reward();
   return o;
 }
 

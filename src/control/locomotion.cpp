@@ -94,9 +94,12 @@ std::shared_ptr<const Loss> Locomotion::make_loss() const {
   return std::make_shared<DisplacementLoss>(*creature.model, std::vector<int>{}, direction);
 }
 
-double Locomotion::progress(const State& prev, const State& next) const {
-  const CenterOfMassLoss com(*creature.model, {}, {});
-  return direction.dot(com.center(next.x) - com.center(prev.x));
+std::function<double(const State&, const State&)> Locomotion::progress_reward() const {
+  auto com = std::make_shared<const CenterOfMassLoss>(*creature.model, std::vector<int>{},
+                                                      std::vector<CenterOfMassTarget>{});
+  return [com, d = direction](const State& prev, const State& next) {
+    return d.dot(com->center(next.x) - com->center(prev.x));
+  };
 }
 
 MlpController::Options Locomotion::policy_options() const {

@@ -122,8 +122,8 @@ Mesh rectangle_tri_mesh(int nx, int ny, const Eigen::Vector2d& size,
 
 Mesh disk_tri_mesh(int rings, int sectors, const Eigen::Vector2d& size,
                    const Eigen::Vector2d& origin) {
-  // rings x sectors cells bound the counts: (rings + 1) * sectors >= 1 + sectors rings (rings + 1)
-  // / 2 vertices, and sectors rings^2 triangles.
+  // Checked as rings x sectors cells of `rings` elements each: sectors rings^2 triangles fit in an
+  // int, and so do the 1 + sectors rings (rings + 1) / 2 <= 1 + sectors rings^2 vertices.
   if (rings < 1)
     throw InputError("disk_tri_mesh: rings must be >= 1, got " + std::to_string(rings));
   check_arguments<2>("disk_tri_mesh", {rings, sectors}, size, origin, rings * 1LL);
