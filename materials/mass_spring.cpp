@@ -80,17 +80,16 @@ class MassSpringModel final : public MaterialModel {
  private:
   template <int d>
   double energy_impl(const ElementBatch& b, const double* x, double* per_elem) const {
-    double total = 0.0;
-#pragma omp parallel for schedule(static) if (b.n_elems >= kParallelMinElements) \
-    reduction(+ : total)
-    for (int e = 0; e < b.n_elems; ++e) {
-      double xe[(d + 1) * d];
-      detail::gather<d>(b, e, x, xe);
-      const double E = ad::value<(d + 1) * d, 1>(spring_energy<d>(b, e), xe, b.params + e);
-      if (per_elem) per_elem[e] = E;
-      total += E;
-    }
-    return total;
+    return parallel_reduce(
+        b.n_elems, kParallelMinElements, 0.0,
+        [&](int e, double& total) {
+          double xe[(d + 1) * d];
+          detail::gather<d>(b, e, x, xe);
+          const double E = ad::value<(d + 1) * d, 1>(spring_energy<d>(b, e), xe, b.params + e);
+          if (per_elem) per_elem[e] = E;
+          total += E;
+        },
+        [](double& total, double part) { total += part; });
   }
   template <int d>
   BatchReport gradient_impl(const ElementBatch& b, const double* x, double* per_elem,

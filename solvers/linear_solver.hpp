@@ -12,6 +12,7 @@
 #include <Eigen/SparseCore>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "softgrad/solvers/linear_solve_report.hpp"
@@ -48,6 +49,10 @@ class LinearSolver {
   /// of the iterative solvers (warm start); otherwise it is resized and zeroed.
   /// @throws InputError if factorize() was never called or b has the wrong size.
   virtual LinearSolveReport solve(const Eigen::VectorXd& b, Eigen::VectorXd& x) = 0;
+
+  /// True for direct solvers, whose solve() with a kept factorization is cheap against
+  /// factorize() (Newton then reuses it for a final modified-Newton step).
+  virtual bool is_direct() const { return false; }
 };
 
 /// Options selecting and configuring a LinearSolver by name. The CG settings are ignored by
@@ -93,7 +98,9 @@ class SymmetryCheck {
   void check(const SparseMatrix& A, bool new_pattern, const char* who);
 
  private:
-  std::vector<int> mirror_;  // position of A(j, i) for the entry A(i, j); -1 if not stored
+  std::vector<std::pair<int, int>> pairs_;  // value positions of A(i, j) and A(j, i), i > j
+  std::vector<int> unpaired_;               // entries whose mirror is not stored (must be ~0)
+  Eigen::Index n_entries_ = -1;             // nonzeros of the recorded pattern; -1: none
 };
 
 /// Copies A into `stored` (compressed). With `same_pattern`, only the values are copied, into

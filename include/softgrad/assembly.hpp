@@ -3,7 +3,8 @@
 /// vertices of an element, a spring, ...); the builder forms the union pattern in full
 /// symmetric storage over dofs, and precomputes, for every stencil set, where each local entry
 /// lands. Assembly then sums contributions per nonzero in parallel: no atomics, no searching,
-/// deterministic results.
+/// deterministic results. Small matrices are assembled serially by scattering the local entries
+/// in order (one pass, no OpenMP region).
 #pragma once
 
 #include <Eigen/SparseCore>
@@ -61,6 +62,7 @@ class HessianAssembler {
     int n_local = 0;            ///< entries per stencil
     std::vector<int> nz_begin;  ///< per nonzero: start in contrib (CSR over nonzeros)
     std::vector<int> contrib;   ///< flat local-entry indices (stencil * n_local + k)
+    std::vector<int> target;    ///< per local entry: its value index (serial scatter)
   };
   SparseMatrix H_;
   std::vector<int> diagonal_;  ///< value index of H(i, i)

@@ -5,6 +5,7 @@
 /// material (materials/*.cpp, a user's material file), as compile time matters.
 #pragma once
 
+#include <algorithm>
 #include <climits>
 #include <memory>
 
@@ -32,25 +33,29 @@ inline ad::ElementShape<d> shape_of(const ElementBatch& b, int e) {
 /// Runs body(e) -> ElementStatus over all elements in parallel and tallies the outcomes.
 template <class Body>
 BatchReport for_each_element(int n_elems, const Body& body) {
-  int n_inverted = 0;
-  int n_failed = 0;
-  int first_inverted = INT_MAX;
-#pragma omp parallel for schedule(static) if (n_elems >= kParallelMinElements) \
-    reduction(+ : n_inverted, n_failed) \
-    reduction(min : first_inverted)
-  for (int e = 0; e < n_elems; ++e) {
-    const ad::ElementStatus s = body(e);
-    if (s == ad::ElementStatus::Inverted) {
-      ++n_inverted;
-      first_inverted = e < first_inverted ? e : first_inverted;
-    } else if (s == ad::ElementStatus::TapeOverflow) {
-      ++n_failed;
-    }
-  }
+  struct Tally {
+    int n_inverted = 0, n_failed = 0, first_inverted = INT_MAX;
+  };
+  const Tally t = parallel_reduce(
+      n_elems, kParallelMinElements, Tally{},
+      [&](int e, Tally& acc) {
+        const ad::ElementStatus s = body(e);
+        if (s == ad::ElementStatus::Inverted) {
+          ++acc.n_inverted;
+          acc.first_inverted = e < acc.first_inverted ? e : acc.first_inverted;
+        } else if (s == ad::ElementStatus::TapeOverflow) {
+          ++acc.n_failed;
+        }
+      },
+      [](Tally& total, const Tally& part) {
+        total.n_inverted += part.n_inverted;
+        total.n_failed += part.n_failed;
+        total.first_inverted = std::min(total.first_inverted, part.first_inverted);
+      });
   BatchReport r;
-  r.n_inverted = n_inverted;
-  r.n_failed = n_failed;
-  r.first_inverted = n_inverted > 0 ? first_inverted : -1;
+  r.n_inverted = t.n_inverted;
+  r.n_failed = t.n_failed;
+  r.first_inverted = t.n_inverted > 0 ? t.first_inverted : -1;
   return r;
 }
 
@@ -125,30 +130,35 @@ class HyperelasticModel final : public MaterialModel {
   template <int d>
   double energy_impl(const ElementBatch& b, const double* x, double* per_elem,
                      BatchReport* report) const {
-    double total = 0.0;
-    int n_inverted = 0;
-    int first_inverted = INT_MAX;
-#pragma omp parallel for schedule(static) if (b.n_elems >= kParallelMinElements) \
-    reduction(+ : total, n_inverted) \
-    reduction(min : first_inverted)
-    for (int e = 0; e < b.n_elems; ++e) {
-      double xe[(d + 1) * d];
-      detail::gather<d>(b, e, x, xe);
-      const double E = ad::element_energy<Material, d>(detail::shape_of<d>(b, e), xe,
-                                                       b.params + e * kParamCount);
-      if (per_elem) per_elem[e] = E;
-      if (E == ad::detail::infinity()) {
-        ++n_inverted;
-        first_inverted = e < first_inverted ? e : first_inverted;
-      }
-      total += E;
-    }
+    struct Sum {
+      double total = 0.0;
+      int n_inverted = 0, first_inverted = INT_MAX;
+    };
+    const Sum sum = parallel_reduce(
+        b.n_elems, kParallelMinElements, Sum{},
+        [&](int e, Sum& acc) {
+          double xe[(d + 1) * d];
+          detail::gather<d>(b, e, x, xe);
+          const double E = ad::element_energy<Material, d>(detail::shape_of<d>(b, e), xe,
+                                                           b.params + e * kParamCount);
+          if (per_elem) per_elem[e] = E;
+          if (E == ad::detail::infinity()) {
+            ++acc.n_inverted;
+            acc.first_inverted = e < acc.first_inverted ? e : acc.first_inverted;
+          }
+          acc.total += E;
+        },
+        [](Sum& total, const Sum& part) {
+          total.total += part.total;
+          total.n_inverted += part.n_inverted;
+          total.first_inverted = std::min(total.first_inverted, part.first_inverted);
+        });
     if (report) {
       *report = BatchReport{};
-      report->n_inverted = n_inverted;
-      report->first_inverted = n_inverted > 0 ? first_inverted : -1;
+      report->n_inverted = sum.n_inverted;
+      report->first_inverted = sum.n_inverted > 0 ? sum.first_inverted : -1;
     }
-    return total;
+    return sum.total;
   }
 
   template <int d>

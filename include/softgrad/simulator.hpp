@@ -28,6 +28,12 @@ struct NewtonOptions {
   /// the projected one converges linearly (2D quadruped: 5.1 instead of 10.5 iterations per
   /// step at tolerance 1e-7).
   bool exact_hessian_first = true;
+  /// With a direct solver: after a full step of at most this many tolerances, the next step is
+  /// first solved with that step's factorization (the Hessians then differ by the change of x
+  /// over at most window x tolerance); if it is below the tolerance it is the last, and no new
+  /// Hessian is assembled or factorised. Otherwise a Newton step follows as usual. 0 disables
+  /// it. The step that ends the solve is therefore a modified-Newton step.
+  double final_step_window = 100.0;
 };
 
 /// What to do when Newton does not converge within a step.

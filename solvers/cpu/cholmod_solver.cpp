@@ -3,10 +3,12 @@
 #include <cholmod.h>
 
 #include <cmath>
+#include <optional>
 #include <sstream>
 
 #include "softgrad/errors.hpp"
 #include "softgrad/solvers/cpu/linear_operator.hpp"
+#include "softgrad/solvers/cpu/planned_cholesky.hpp"
 
 namespace softgrad {
 
@@ -71,6 +73,10 @@ cholmod_dense dense_view(const Eigen::VectorXd& v) {
 
 }  // namespace
 
+// Above this many multiply-adds per factorization (a plan stores an index for each) CHOLMOD's
+// own numeric phase is used: its overhead is then small against the arithmetic.
+constexpr long kMaxPlannedUpdates = 200000;
+
 struct CholmodSolver::Impl {
   cholmod_common common{};
   cholmod_factor* L = nullptr;
@@ -81,6 +87,8 @@ struct CholmodSolver::Impl {
   SparseMatrix A;  // compressed copy of the last matrix (the analyzed pattern)
   detail::SymmetryCheck symmetry;
   Eigen::VectorXd Ax;  // scratch for the residual
+  // Small simplicial factors: CHOLMOD orders, PlannedCholesky refactorizes and solves.
+  std::optional<PlannedCholesky> planned;
   LinearSolveReport factor_report;
   bool factorized = false;  // factorize() was called (successfully or not)
   int analyses = 0;
@@ -103,6 +111,19 @@ struct CholmodSolver::Impl {
   Impl(const Impl&) = delete;
   Impl& operator=(const Impl&) = delete;
 
+  // The report of a solve: the true residual ||b - A x|| (one sparse product).
+  LinearSolveReport residual_report(const Eigen::VectorXd& b, const Eigen::VectorXd& x) {
+    LinearSolveReport report;
+    symmetric_spmv(A, x, Ax);
+    const double b_norm = b.norm();
+    report.residual_norm = (b - Ax).norm();
+    report.relative_residual = b_norm > 0 ? report.residual_norm / b_norm : 0.0;
+    const bool finite = x.allFinite() && std::isfinite(report.residual_norm);
+    report.status = finite ? Status::Converged : Status::NumericalFailure;
+    if (!finite) report.message = "CHOLMOD: the solution is not finite";
+    return report;
+  }
+
   // Symbolic analysis of the pattern of this->A.
   void analyze_stored() {
     cholmod_free_factor(&L, &common);
@@ -112,6 +133,9 @@ struct CholmodSolver::Impl {
     SOFTGRAD_CHECK(L != nullptr && common.status >= CHOLMOD_OK,
                    "cholmod_analyze failed: " << cholmod_status_name(common.status));
     ++analyses;
+    planned.reset();
+    if (!L->is_super)
+      planned = PlannedCholesky::plan(A, static_cast<const int*>(L->Perm), kMaxPlannedUpdates);
   }
 };
 
@@ -144,10 +168,23 @@ LinearSolveReport CholmodSolver::factorize(const SparseMatrix& A) {
     report.message = "CHOLMOD: the matrix has NaN or Inf entries";
     return report;
   }
+  std::ostringstream os;
+  if (s.planned) {
+    const int column = s.planned->factorize(s.A.valuePtr());
+    if (column >= 0) {
+      report.status = Status::NotPositiveDefinite;
+      os << "CHOLMOD: the matrix is not positive definite: the Cholesky pivot failed at column "
+         << column << " of the fill-reducing order (column "
+         << static_cast<const int*>(s.L->Perm)[column] << " of the matrix)";
+      report.message = os.str();
+    } else {
+      report.status = Status::Converged;
+    }
+    return report;
+  }
   // Numeric factorization with the stored symbolic analysis.
   cholmod_sparse view = sparse_view(s.A);
   const int ok = cholmod_factorize(&view, s.L, &s.common);
-  std::ostringstream os;
   if (s.common.status == CHOLMOD_NOT_POSDEF) {
     const auto minor = static_cast<Eigen::Index>(s.L->minor);
     const int* perm = static_cast<const int*>(s.L->Perm);
@@ -175,6 +212,10 @@ LinearSolveReport CholmodSolver::solve(const Eigen::VectorXd& b, Eigen::VectorXd
     throw InputError(os.str());
   }
   if (!s.factor_report.ok()) return s.factor_report;
+  if (s.planned) {
+    s.planned->solve(b, x);
+    return s.residual_report(b, x);
+  }
   // Solve with the stored factor; X, Y, E are reused when their size fits.
   cholmod_dense B = dense_view(b);
   const int ok = cholmod_solve2(CHOLMOD_A, s.L, &B, nullptr, &s.X, nullptr, &s.Y, &s.E, &s.common);
@@ -186,15 +227,7 @@ LinearSolveReport CholmodSolver::solve(const Eigen::VectorXd& b, Eigen::VectorXd
     return report;
   }
   x = Eigen::Map<const Eigen::VectorXd>(static_cast<const double*>(s.X->x), b.size());
-  // True residual ||b - A x||.
-  symmetric_spmv(s.A, x, s.Ax);
-  const double b_norm = b.norm();
-  report.residual_norm = (b - s.Ax).norm();
-  report.relative_residual = b_norm > 0 ? report.residual_norm / b_norm : 0.0;
-  const bool finite = x.allFinite() && std::isfinite(report.residual_norm);
-  report.status = finite ? Status::Converged : Status::NumericalFailure;
-  if (!finite) report.message = "CHOLMOD: the solution is not finite";
-  return report;
+  return s.residual_report(b, x);
 }
 
 }  // namespace softgrad

@@ -1,12 +1,13 @@
 #include "softgrad/solvers/cpu/linear_operator.hpp"
 
 #include "softgrad/errors.hpp"
+#include "softgrad/parallel.hpp"
 
 namespace softgrad {
 
 namespace {
 // Below this many rows the OpenMP fork/join costs more than the product.
-constexpr Eigen::Index kParallelSpmvMinRows = 4096;
+constexpr int kParallelSpmvMinRows = 4096;
 }  // namespace
 
 void symmetric_spmv(const SparseMatrix& A, const Eigen::VectorXd& x, Eigen::VectorXd& y) {
@@ -15,12 +16,11 @@ void symmetric_spmv(const SparseMatrix& A, const Eigen::VectorXd& x, Eigen::Vect
   const Eigen::Index n = A.cols();
   y.resize(n);
   // Row i of A x == column i of A (as A == A^T) dotted with x: each thread owns its outputs.
-#pragma omp parallel for schedule(static) if (n >= kParallelSpmvMinRows)
-  for (Eigen::Index i = 0; i < n; ++i) {
+  parallel_for(static_cast<int>(n), kParallelSpmvMinRows, [&](int i) {
     double sum = 0.0;
     for (SparseMatrix::InnerIterator it(A, i); it; ++it) sum += it.value() * x[it.index()];
     y[i] = sum;
-  }
+  });
 }
 
 void SparseMatrixOperator::apply(const Eigen::VectorXd& in, Eigen::VectorXd& out) const {

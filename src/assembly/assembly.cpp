@@ -85,6 +85,7 @@ HessianAssembler::HessianAssembler(const SparsityBuilder& b) {
     std::vector<int> fill(plan.nz_begin.begin(), plan.nz_begin.end() - 1);
     for (size_t k = 0; k < target.size(); ++k)
       plan.contrib[fill[target[k]]++] = static_cast<int>(k);
+    plan.target = std::move(target);
     plans_.push_back(std::move(plan));
   }
 }
@@ -107,12 +108,16 @@ void HessianAssembler::add_stencils(int id, const double* local, double scale) {
   const Plan& plan = plans_[id];
   double* values = H_.valuePtr();
   const int nnz = static_cast<int>(H_.nonZeros());
-#pragma omp parallel for schedule(static) if (nnz >= kParallelMinEntries)
-  for (int k = 0; k < nnz; ++k) {
+  if (nnz < kParallelMinEntries) {  // serial: one pass over the local entries
+    const auto n = plan.target.size();
+    for (size_t k = 0; k < n; ++k) values[plan.target[k]] += scale * local[k];
+    return;
+  }
+  parallel_for(nnz, 0, [&](int k) {  // each thread sums the contributions to its own entries
     double sum = 0.0;
     for (int c = plan.nz_begin[k]; c < plan.nz_begin[k + 1]; ++c) sum += local[plan.contrib[c]];
     values[k] += scale * sum;
-  }
+  });
 }
 
 void HessianAssembler::apply_dirichlet(const std::vector<int>& fixed_dofs) {
@@ -120,12 +125,12 @@ void HessianAssembler::apply_dirichlet(const std::vector<int>& fixed_dofs) {
   std::vector<char> fixed(H_.rows(), 0);
   for (int i : fixed_dofs) fixed[i] = 1;
   const int n = static_cast<int>(H_.cols());
-#pragma omp parallel for schedule(static) if (n >= kParallelMinEntries / 16)
-  for (int col = 0; col < n; ++col)
+  parallel_for(n, kParallelMinEntries / 16, [&](int col) {
     for (int k = H_.outerIndexPtr()[col]; k < H_.outerIndexPtr()[col + 1]; ++k) {
       const int row = H_.innerIndexPtr()[k];
       if (fixed[row] || fixed[col]) H_.valuePtr()[k] = (row == col) ? 1.0 : 0.0;
     }
+  });
 }
 
 }  // namespace softgrad

@@ -17,12 +17,12 @@ VectorScatter::VectorScatter(const int* verts, int n_stencils, int size, int n_v
 
 void VectorScatter::add(const double* local, Eigen::VectorXd& out, double scale) const {
   const int n_verts = static_cast<int>(begin_.size()) - 1;
-#pragma omp parallel for schedule(static) if (n_verts >= kParallelMinEntries / 16)
-  for (int v = 0; v < n_verts; ++v)
+  parallel_for(n_verts, kParallelMinEntries / 16, [&](int v) {
     for (int k = begin_[v]; k < begin_[v + 1]; ++k) {
       const double* src = local + static_cast<size_t>(slots_[k]) * dim_;
       for (int i = 0; i < dim_; ++i) out[v * dim_ + i] += scale * src[i];
     }
+  });
 }
 
 }  // namespace softgrad

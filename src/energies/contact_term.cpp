@@ -60,11 +60,13 @@ T smoothed_norm(const T& s, double eps) {
 struct ContactTerm::VertexEnergy {
   const ContactOptions* o;
   int dim;
-  double eps;  ///< friction smoothing eps_v dt; 0: no friction
+  /// Friction smoothing eps_v dt; 0: no friction.
+  double eps;
+  /// The model, compared once here rather than in every vertex evaluation.
+  bool is_barrier = o->model == "barrier";
 
   template <class T, class P>
   T operator()(const T* x, const P* p) const {
-    const bool is_barrier = o->model == "barrier";
     const double dhat = o->activation_distance;
     const P& k = p[dim];
     const P& mu = p[dim + 1];
@@ -135,29 +137,34 @@ double ContactTerm::value(const Eigen::VectorXd& x) const {
   const VertexEnergy f{&options_, dim_, friction_active() ? options_.friction_velocity * dt_ : 0.0};
   const bool is_barrier = options_.model == "barrier";
   const int n = static_cast<int>(verts_.size());
-  double total = 0.0;
-  bool infeasible = false;
-#pragma omp parallel for schedule(static) if (n >= kParallelMinElements) \
-    reduction(+ : total) reduction(|| : infeasible)
-  for (int k = 0; k < n; ++k) {
-    if (!active(k, x)) continue;
-    const double* xi = x.data() + verts_[k] * dim_;
-    if (is_barrier)
-      for (const Obstacle& ob : options_.obstacles)
-        if (!(ob.distance(xi, dim_) > 0.0)) infeasible = true;
-    double p[5];
-    vertex_params(k, p);
-    total += f(xi, p);
-  }
-  return infeasible ? std::numeric_limits<double>::infinity() : total;
+  struct Sum {
+    double total = 0.0;
+    bool infeasible = false;
+  };
+  const Sum sum = parallel_reduce(
+      n, kParallelMinElements, Sum{},
+      [&](int k, Sum& acc) {
+        if (!active(k, x)) return;
+        const double* xi = x.data() + verts_[k] * dim_;
+        if (is_barrier)
+          for (const Obstacle& ob : options_.obstacles)
+            if (!(ob.distance(xi, dim_) > 0.0)) acc.infeasible = true;
+        double p[5];
+        vertex_params(k, p);
+        acc.total += f(xi, p);
+      },
+      [](Sum& total, const Sum& part) {
+        total.total += part.total;
+        total.infeasible = total.infeasible || part.infeasible;
+      });
+  return sum.infeasible ? std::numeric_limits<double>::infinity() : sum.total;
 }
 
 void ContactTerm::add_gradient(const Eigen::VectorXd& x, Eigen::VectorXd& g) const {
   const VertexEnergy f{&options_, dim_, friction_active() ? options_.friction_velocity * dt_ : 0.0};
   const int n = static_cast<int>(verts_.size());
-#pragma omp parallel for schedule(static) if (n >= kParallelMinElements)
-  for (int k = 0; k < n; ++k) {
-    if (!active(k, x)) continue;
+  parallel_for(n, kParallelMinElements, [&](int k) {
+    if (!active(k, x)) return;
     double p[5], gi[3], e = 0.0;
     vertex_params(k, p);
     const double* xi = x.data() + verts_[k] * dim_;
@@ -165,18 +172,17 @@ void ContactTerm::add_gradient(const Eigen::VectorXd& x, Eigen::VectorXd& g) con
                               : ad::gradient<3, 5, kTape>(f, xi, p, e, gi);
     SOFTGRAD_CHECK(ok, "contact: AD tape overflow (too many obstacles)");
     for (int i = 0; i < dim_; ++i) g[verts_[k] * dim_ + i] += gi[i];
-  }
+  });
 }
 
 void ContactTerm::add_hessian(const Eigen::VectorXd& x, bool project, HessianAssembler& H) const {
   const VertexEnergy f{&options_, dim_, friction_active() ? options_.friction_velocity * dt_ : 0.0};
   const int n = static_cast<int>(verts_.size());
   const int b = dim_ * dim_;
-#pragma omp parallel for schedule(static) if (n >= kParallelMinElements)
-  for (int k = 0; k < n; ++k) {
+  parallel_for(n, kParallelMinElements, [&](int k) {
     double* Hk = blocks_.data() + static_cast<size_t>(k) * b;
     for (int i = 0; i < b; ++i) Hk[i] = 0.0;
-    if (!active(k, x)) continue;
+    if (!active(k, x)) return;
     double p[5], gi[3], e = 0.0;
     vertex_params(k, p);
     const double* xi = x.data() + verts_[k] * dim_;
@@ -190,7 +196,7 @@ void ContactTerm::add_hessian(const Eigen::VectorXd& x, bool project, HessianAss
         M = eig.eigenvectors() * eig.eigenvalues().cwiseMax(0.0).asDiagonal() *
             eig.eigenvectors().transpose();
     }
-  }
+  });
   H.add_stencils(stencil_set_, blocks_.data());
 }
 
@@ -198,9 +204,8 @@ void ContactTerm::add_hessian_vector_product(const Eigen::VectorXd& x, const Eig
                                              Eigen::VectorXd& out) const {
   const VertexEnergy f{&options_, dim_, friction_active() ? options_.friction_velocity * dt_ : 0.0};
   const int n = static_cast<int>(verts_.size());
-#pragma omp parallel for schedule(static) if (n >= kParallelMinElements)
-  for (int k = 0; k < n; ++k) {
-    if (!active(k, x)) continue;
+  parallel_for(n, kParallelMinElements, [&](int k) {
+    if (!active(k, x)) return;
     double p[5], hu[3];
     vertex_params(k, p);
     const double* xi = x.data() + verts_[k] * dim_;
@@ -209,7 +214,7 @@ void ContactTerm::add_hessian_vector_product(const Eigen::VectorXd& x, const Eig
                               : ad::hessian_vector_product<3, 5, kTape>(f, xi, p, ui, hu);
     SOFTGRAD_CHECK(ok, "contact: AD tape overflow (too many obstacles)");
     for (int i = 0; i < dim_; ++i) out[verts_[k] * dim_ + i] += hu[i];
-  }
+  });
 }
 
 void ContactTerm::add_hessian_diagonal(const Eigen::VectorXd& x, Eigen::VectorXd& d) const {

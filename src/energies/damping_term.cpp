@@ -56,8 +56,7 @@ void DampingTerm::apply(double a, double b, const Eigen::VectorXd& u, Eigen::Vec
   const int n = (d + 1) * d;
   for (const auto& blk : blocks_) {
     const Body& body = *blk.body;
-#pragma omp parallel for schedule(static) if (body.n_elems() >= kParallelMinElements)
-    for (int e = 0; e < body.n_elems(); ++e) {
+    parallel_for(body.n_elems(), kParallelMinElements, [&](int e) {
       double ue[12];
       for (int v = 0; v <= d; ++v)
         for (int i = 0; i < d; ++i) ue[v * d + i] = u[body.elems[e * (d + 1) + v] * d + i];
@@ -67,7 +66,7 @@ void DampingTerm::apply(double a, double b, const Eigen::VectorXd& u, Eigen::Vec
         for (int c = 0; c < n; ++c) s += K[r * n + c] * ue[c];
         blk.Ku[static_cast<size_t>(e) * n + r] = s;
       }
-    }
+    });
     blk.scatter.add(blk.Ku.data(), out, b / dt_);
   }
 }

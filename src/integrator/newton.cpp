@@ -20,9 +20,8 @@ NewtonReport fail(NewtonReport r, Status status, const std::string& message) {
 /// (or gives no descent direction) sets it and retries when the options allow projection.
 bool newton_direction(const IncrementalPotential& phi, NewtonLinearSolver solver,
                       const NewtonOptions& options, const Eigen::VectorXd& x,
-                      const Eigen::VectorXd& g, Eigen::VectorXd& dx, NewtonReport& r,
-                      bool& project) {
-  const Eigen::VectorXd rhs = -g;
+                      const Eigen::VectorXd& g, const Eigen::VectorXd& rhs, Eigen::VectorXd& dx,
+                      NewtonReport& r, bool& project) {
   LinearSolveReport lr;
   if (solver.matrix_free) {
     // Exact Hessian-vector products; CG stops at negative curvature (truncated Newton-CG).
@@ -45,12 +44,42 @@ bool newton_direction(const IncrementalPotential& phi, NewtonLinearSolver solver
         ((lr.ok() || lr.status == LinearSolveReport::Status::MaxIterations) && !(dx.dot(g) < 0.0));
     if (!project && options.project_hessian && rejected) {
       project = true;
-      return newton_direction(phi, solver, options, x, g, dx, r, project);
+      return newton_direction(phi, solver, options, x, g, rhs, dx, r, project);
     }
   }
   if (lr.ok() || lr.status == LinearSolveReport::Status::MaxIterations) return true;
   r.message = "linear solver failed: " + lr.message;
   return false;
+}
+
+/// The final-step test: dx = -H_prev^-1 g with the factorization of the previous step (a
+/// modified-Newton step). True, with x updated, if it is a descent step below the tolerance and
+/// its end point is feasible; false (x unchanged) otherwise.
+bool final_step_with_previous_factorization(const IncrementalPotential& phi, LinearSolver& solver,
+                                            double step_tolerance, const Eigen::VectorXd& g,
+                                            const Eigen::VectorXd& rhs, Eigen::VectorXd& dx,
+                                            NewtonReport& r, Eigen::VectorXd& x) {
+  const LinearSolveReport lr = solver.solve(rhs, dx);
+  if (!lr.ok() || !(dx.dot(g) < 0.0)) return false;
+  const double step_norm = dx.lpNorm<Eigen::Infinity>();
+  if (!(step_norm <= step_tolerance)) return false;
+  x += dx;
+  const double e = phi.value(x);
+  if (!std::isfinite(e)) {  // touches a barrier obstacle
+    x -= dx;
+    return false;
+  }
+  ++r.iterations;
+  r.step_norm = step_norm;
+  r.energy = e;
+  return true;
+}
+
+/// Whether a full step of `step_norm` leaves a factorization worth reusing for the final step.
+bool reusable(const NewtonLinearSolver& solver, const NewtonOptions& options, double step_norm,
+              double step_tolerance) {
+  return solver.assembled != nullptr && solver.assembled->is_direct() &&
+         step_norm <= options.final_step_window * step_tolerance;
 }
 
 }  // namespace
@@ -63,12 +92,18 @@ NewtonReport newton_solve(const IncrementalPotential& phi, NewtonLinearSolver so
     return fail(r, Status::InfeasibleStart,
                 "the starting point is infeasible (an element is inverted or the energy is not "
                 "finite)");
-  Eigen::VectorXd g(x.size()), dx(x.size()), x_try(x.size()), g_try(x.size());
+  Eigen::VectorXd g(x.size()), rhs(x.size()), dx(x.size()), x_try(x.size()), g_try(x.size());
   bool project = options.project_hessian && !options.exact_hessian_first;
+  bool factorization_reusable = false;  // the last step was full, small and factorised
   for (r.iterations = 0; r.iterations < options.max_iterations;) {
     phi.gradient(x, g);
     r.gradient_norm = g.lpNorm<Eigen::Infinity>();
-    if (!newton_direction(phi, solver, options, x, g, dx, r, project))
+    rhs = -g;
+    if (factorization_reusable && final_step_with_previous_factorization(
+                                      phi, *solver.assembled, step_tolerance, g, rhs, dx, r, x))
+      return r;
+    factorization_reusable = false;
+    if (!newton_direction(phi, solver, options, x, g, rhs, dx, r, project))
       return fail(r, Status::LinearSolverFailed, r.message);
     double slope = g.dot(dx);
     if (!(slope < 0.0)) {  // not a descent direction (or NaN): fall back to steepest descent
@@ -99,6 +134,7 @@ NewtonReport newton_solve(const IncrementalPotential& phi, NewtonLinearSolver so
       if (std::isfinite(e)) {
         x.swap(x_try);
         r.energy = energy = e;
+        factorization_reusable = reusable(solver, options, r.step_norm, step_tolerance);
         continue;
       }
     }
@@ -148,6 +184,7 @@ NewtonReport newton_solve(const IncrementalPotential& phi, NewtonLinearSolver so
     x.swap(x_try);
     r.energy = energy;
     r.step_norm *= alpha;
+    factorization_reusable = alpha == 1.0 && reusable(solver, options, r.step_norm, step_tolerance);
   }
   std::ostringstream os;
   os << "Newton did not converge in " << options.max_iterations

@@ -108,6 +108,9 @@ constexpr KeySpec kSolverKeys[] = {
      "true",
      "with project_hessian: try the exact Hessian first in each step (quadratic convergence "
      "near the minimum), project only if it fails; false: always project"},
+    {"final_step_window", Number, "", kNonNegative, "", "100",
+     "with a direct solver: after a full step within this many tolerances, try the next step "
+     "with the same factorization; if below the tolerance it ends the solve (0: never)"},
     {"on_failure",
      Choice,
      "",

@@ -1,6 +1,7 @@
 // Creatures on the ground and training them to walk by gradients through the simulator.
 #include <doctest/doctest.h>
 
+#include "softgrad/adjoint.hpp"
 #include "softgrad/controller.hpp"
 #include "softgrad/creatures.hpp"
 #include "softgrad/errors.hpp"
@@ -56,6 +57,48 @@ TEST_CASE("locomotion: without activation a creature stands still (no net horizo
   const double d = travelled(w);
   MESSAGE("drift without activation: " << d << " m");
   CHECK(std::abs(d) < 1e-6);
+}
+
+TEST_CASE("locomotion: ending Newton with the previous factorization keeps states and gradients") {
+  // The final modified-Newton step (NewtonOptions::final_step_window) against exact Newton to the
+  // end: each step's state may differ by about the tolerance (1e-7 * 0.6 m * 0.01 = 6e-10 m).
+  CreatureOptions o;
+  o.steps = 150;
+  const Creature c = make_quadruped_2d(o);
+  auto gait = std::make_shared<SineController>(c.n_muscles, 0.01, 0.3, 2.0);
+  Eigen::VectorXd psi = gait->parameters();
+  for (int i = 0; i < c.n_muscles; ++i) {
+    psi[i] = 1.0;
+    psi[c.n_muscles + i] = 0.9 * (i % 7);
+  }
+  gait->set_parameters(psi);
+  const DisplacementLoss loss(*c.model, {}, Eigen::Vector2d::UnitX());
+  std::vector<Trajectory> runs;
+  std::vector<Eigen::VectorXd> gradients;
+  for (const double window : {100.0, 0.0}) {
+    Walk w = walker(c, 150, gait);
+    SimulationOptions opt = w.sim->options();
+    opt.newton.final_step_window = window;
+    w.sim = std::make_unique<Simulator>(c.model, opt);
+    runs.push_back(simulate(*w.sim, w.rollout));
+    const ParameterSet params(*w.sim, w.rollout, {"controller"});
+    const GradientResult g = gradient(*w.sim, runs.back(), loss, params);
+    CHECK(g.report.trustworthy());
+    gradients.push_back(g.gradient);
+  }
+  long iterations[2] = {0, 0};
+  double worst = 0.0;
+  for (int k = 0; k < 2; ++k)
+    for (const NewtonReport& r : runs[k].reports()) {
+      CHECK(r.converged());
+      iterations[k] += r.iterations;
+    }
+  for (int n = 0; n <= 150; ++n)
+    worst = std::max(worst, (runs[0].state(n).x - runs[1].state(n).x).lpNorm<Eigen::Infinity>());
+  MESSAGE("Newton iterations " << iterations[0] << " (reusing) vs " << iterations[1]
+                               << "; largest state difference " << worst << " m");
+  CHECK(worst < 1e-7);
+  CHECK((gradients[0] - gradients[1]).norm() <= 1e-5 * gradients[1].norm());
 }
 
 TEST_CASE("locomotion: gradient training of a gait makes the quadruped move forward") {

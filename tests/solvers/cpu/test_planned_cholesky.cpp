@@ -1,0 +1,105 @@
+// PlannedCholesky: solutions equal a dense Cholesky's in any elimination order, the planned
+// pattern is the true pattern of L (compared with Eigen's simplicial factor in the same order),
+// refactorization with new values, failing pivots reported in the planned order.
+#include <doctest/doctest.h>
+
+#include <Eigen/Dense>
+#include <Eigen/SparseCholesky>
+#include <algorithm>
+#include <numeric>
+#include <random>
+
+#include "softgrad/solvers/cpu/planned_cholesky.hpp"
+#include "solvers/spd_matrices.hpp"
+
+namespace softgrad {
+namespace {
+
+std::vector<std::vector<int>> orders(int n) {
+  std::vector<int> natural(n), reversed(n), shuffled(n);
+  std::iota(natural.begin(), natural.end(), 0);
+  std::reverse_copy(natural.begin(), natural.end(), reversed.begin());
+  shuffled = natural;
+  std::shuffle(shuffled.begin(), shuffled.end(), std::mt19937(5));
+  return {natural, reversed, shuffled};
+}
+
+/// nnz of the lower factor of P A P^T (perm[new] = old) by Eigen's simplicial Cholesky.
+long eigen_factor_nonzeros(const SparseMatrix& A, const std::vector<int>& perm) {
+  Eigen::PermutationMatrix<Eigen::Dynamic, Eigen::Dynamic, int> P(static_cast<int>(perm.size()));
+  for (size_t k = 0; k < perm.size(); ++k) P.indices()[perm[k]] = static_cast<int>(k);
+  SparseMatrix B;
+  B = A.twistedBy(P);
+  Eigen::SimplicialLLT<SparseMatrix, Eigen::Lower, Eigen::NaturalOrdering<int>> llt(B);
+  REQUIRE(llt.info() == Eigen::Success);
+  const SparseMatrix L = llt.matrixL();
+  return static_cast<long>(L.nonZeros());
+}
+
+TEST_CASE("solvers/planned_cholesky: solves like a dense Cholesky in any elimination order") {
+  for (SparseMatrix A : {test::laplacian_2d(7, 5, 0.3), test::random_spd(60, 4, 0.1, 3)}) {
+    A.makeCompressed();
+    const Eigen::MatrixXd dense = Eigen::MatrixXd(A);
+    const Eigen::VectorXd b = test::random_vector(A.rows(), 4);
+    const Eigen::VectorXd expected = dense.llt().solve(b);
+    for (const std::vector<int>& perm : orders(static_cast<int>(A.rows()))) {
+      auto c = PlannedCholesky::plan(A, perm.data(), 1000000);
+      REQUIRE(c.has_value());
+      CHECK(c->factor_nonzeros() == eigen_factor_nonzeros(A, perm));
+      REQUIRE(c->factorize(A.valuePtr()) == -1);
+      Eigen::VectorXd x;
+      c->solve(b, x);
+      CHECK((x - expected).norm() <= 1e-12 * expected.norm());
+    }
+  }
+}
+
+TEST_CASE("solvers/planned_cholesky: refactorizes new values and solves in place") {
+  SparseMatrix A = test::laplacian_2d(6, 6, 1.0);
+  A.makeCompressed();
+  const std::vector<int> perm = orders(static_cast<int>(A.rows()))[2];
+  auto c = PlannedCholesky::plan(A, perm.data(), 1000000);
+  REQUIRE(c.has_value());
+  REQUIRE(c->factorize(A.valuePtr()) == -1);
+  SparseMatrix B = A;
+  B.coeffs() *= 3.0;
+  B.diagonal().array() += 1.0;
+  REQUIRE(c->factorize(B.valuePtr()) == -1);
+  const Eigen::VectorXd b = test::random_vector(B.rows(), 9);
+  Eigen::VectorXd x = b;
+  c->solve(x, x);
+  CHECK(test::relative_residual(B, x, b) <= 1e-13);
+}
+
+TEST_CASE("solvers/planned_cholesky: a failing pivot is reported in the planned order") {
+  // diag(1, 2, -1, 3) eliminated in the order 3, 2, 1, 0: the failing column 2 comes second.
+  SparseMatrix A(4, 4);
+  for (int i = 0; i < 4; ++i) A.insert(i, i) = i == 2 ? -1.0 : i + 1.0;
+  A.makeCompressed();
+  const std::vector<int> perm = {3, 2, 1, 0};
+  auto c = PlannedCholesky::plan(A, perm.data(), 100);
+  REQUIRE(c.has_value());
+  CHECK(c->factorize(A.valuePtr()) == 1);
+  // An indefinite Laplacian fails somewhere; NaN fails too.
+  SparseMatrix L = test::laplacian_2d(5, 5, -2.0);
+  L.makeCompressed();
+  const std::vector<int> natural = orders(25)[0];
+  auto d = PlannedCholesky::plan(L, natural.data(), 1000000);
+  REQUIRE(d.has_value());
+  CHECK(d->factorize(L.valuePtr()) >= 0);
+  L.coeffs()[0] = std::nan("");
+  CHECK(d->factorize(L.valuePtr()) == 0);
+}
+
+TEST_CASE("solvers/planned_cholesky: no plan above the update limit") {
+  SparseMatrix A = test::laplacian_2d(10, 10, 1.0);
+  A.makeCompressed();
+  const std::vector<int> natural = orders(100)[0];
+  CHECK_FALSE(PlannedCholesky::plan(A, natural.data(), 50).has_value());
+  auto c = PlannedCholesky::plan(A, natural.data(), 1000000);
+  REQUIRE(c.has_value());
+  CHECK(c->update_count() > 50);
+}
+
+}  // namespace
+}  // namespace softgrad
