@@ -38,6 +38,25 @@ struct NeoHookean {
     const T log_J = log(J);
     return 0.5 * mu * (I_C - 3.0) - mu * log_J + 0.5 * lambda * log_J * log_J;
   }
+
+  /// psi_invariants and its derivatives in (I_C, II_C, J) in closed form, so that the kernels
+  /// skip AD (tests check them against the AD of psi_invariants): dpsi[3], d2psi[9] row-major
+  /// (may be null).
+  SOFTGRAD_HD static void psi_invariant_derivatives(const double* I, const double* p,
+                                                    double& psi, double* dpsi, double* d2psi) {
+    using std::log;
+    const double mu = lame_mu(p[0], p[1]);
+    const double lambda = lame_lambda(p[0], p[1]);
+    const double J = I[2];
+    const double log_J = log(J);
+    psi = 0.5 * mu * (I[0] - 3.0) - mu * log_J + 0.5 * lambda * log_J * log_J;
+    dpsi[0] = 0.5 * mu;
+    dpsi[1] = 0.0;
+    dpsi[2] = (lambda * log_J - mu) / J;
+    if (d2psi == nullptr) return;
+    for (int k = 0; k < 8; ++k) d2psi[k] = 0.0;
+    d2psi[8] = (lambda + mu - lambda * log_J) / (J * J);
+  }
 };
 
 }  // namespace softgrad

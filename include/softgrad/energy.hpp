@@ -8,6 +8,7 @@
 #pragma once
 
 #include <Eigen/Core>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -60,6 +61,14 @@ class EnergyTerm {
   virtual double value(const Eigen::VectorXd& x) const = 0;
   /// g += dW/dx.
   virtual void add_gradient(const Eigen::VectorXd& x, Eigen::VectorXd& g) const = 0;
+  /// W(x) (equal to value() up to round-off) and g += dW/dx, in one pass where a term can share
+  /// the work: Newton's line-search points usually become the next iterate, whose gradient is
+  /// then at hand. +infinity where value() is, with g unspecified.
+  virtual double value_and_gradient(const Eigen::VectorXd& x, Eigen::VectorXd& g) const {
+    const double w = value(x);
+    if (w != std::numeric_limits<double>::infinity()) add_gradient(x, g);
+    return w;
+  }
   /// H += d^2W/dx^2 (each element block projected to PSD when `project`).
   virtual void add_hessian(const Eigen::VectorXd& x, bool project, HessianAssembler& H) const = 0;
   /// out += (d^2W/dx^2) u, exact (unprojected), without assembling.

@@ -24,6 +24,14 @@
 ///      The library then differentiates this function of three variables instead of psi(F) of
 ///      d^2 (two to three times faster gradients and Hessians) and applies the fixed derivatives of
 ///      the invariants itself; psi(F) stays the definition (values; the tests check both agree).
+///   6. optionally, with 5, psi_invariants' derivatives in closed form:
+///
+///        SOFTGRAD_HD static void psi_invariant_derivatives(const double* I, const double* p,
+///                                                          double& psi, double* dpsi,
+///                                                          double* d2psi);  // d2psi may be null
+///
+///      used for psi, P and dP/dF instead of AD (parameter derivatives stay AD); for a built-in
+///      hot path (Neo-Hookean), with a test against AD.
 /// Everything else (gradients, Hessians, projections, parameter derivatives, assembly, GPU) is
 /// shared code: see hyperelastic_model.hpp and materials/README.md.
 #pragma once

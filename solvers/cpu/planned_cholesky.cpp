@@ -83,9 +83,7 @@ std::optional<PlannedCholesky> PlannedCholesky::plan(const SparseMatrix& A, cons
     c.col_updates_[j] = static_cast<int>(c.updates_.size());
     for (int p = c.Lp_[j]; p < c.Lp_[j + 1]; ++p) slot[c.Li_[p]] = p;
     for (const auto& [k, source] : row_entries[j]) {
-      const int count = c.Lp_[k + 1] - source;
-      c.updates_.push_back({source, count, static_cast<int>(c.update_dst_.size())});
-      for (int t = 0; t < count; ++t) c.update_dst_.push_back(slot[c.Li_[source + t]]);
+      for (int q = source; q < c.Lp_[k + 1]; ++q) c.updates_.push_back({slot[c.Li_[q]], q, source});
     }
   }
   c.col_updates_[n] = static_cast<int>(c.updates_.size());
@@ -99,14 +97,11 @@ int PlannedCholesky::factorize(const double* a_values) {
   std::fill(Lx_.begin(), Lx_.end(), 0.0);
   const auto n_sources = a_source_.size();
   for (size_t k = 0; k < n_sources; ++k) L[a_dest_[k]] = a_values[a_source_[k]];
-  const int* dst_all = update_dst_.data();
+  const Update* updates = updates_.data();
   for (int j = 0; j < n_; ++j) {
     for (int u = col_updates_[j]; u < col_updates_[j + 1]; ++u) {
-      const Update& up = updates_[u];
-      const double ljk = L[up.source];
-      const double* src = L + up.source;
-      const int* dst = dst_all + up.dst_begin;
-      for (int t = 0; t < up.count; ++t) L[dst[t]] -= src[t] * ljk;
+      const Update& up = updates[u];
+      L[up.dst] -= L[up.source] * L[up.factor];
     }
     const double pivot = L[Lp_[j]];
     if (!(pivot > 0.0) || !std::isfinite(pivot)) return j;

@@ -33,19 +33,20 @@ class PlannedCholesky {
   void solve(const Eigen::VectorXd& b, Eigen::VectorXd& x);
 
   int size() const { return n_; }
-  long update_count() const { return static_cast<long>(update_dst_.size()); }
+  long update_count() const { return static_cast<long>(updates_.size()); }
   long factor_nonzeros() const { return static_cast<long>(Li_.size()); }
 
  private:
   PlannedCholesky() = default;
 
-  // One column pair (j, k): L(j:n, j) -= L(j:n, k) L(j, k) over the `count` stored rows >= j of
-  // column k, which start at `source` (the entry L(j, k) itself); their positions in column j are
-  // update_dst_[dst_begin + t].
+  // One multiply-add L[dst] -= L[source] L[factor]: for a pair of columns k < j with
+  // L(j, k) != 0 (at `factor`), one of column k's entries of rows >= j (at `source`) and the
+  // position of that row in column j (`dst`). A flat list: no short inner loops, whose exits
+  // the branch predictor misses.
   struct Update {
+    int dst;
     int source;
-    int count;
-    int dst_begin;
+    int factor;
   };
 
   int n_ = 0;
@@ -55,9 +56,8 @@ class PlannedCholesky {
   std::vector<double> inv_diag_;  // 1 / L(j, j)
   std::vector<int> a_source_;     // B's lower triangle: A's value index of each entry ...
   std::vector<int> a_dest_;       // ... and its position in Lx_ (the rest of L starts at 0)
-  std::vector<int> col_updates_;  // per column j: its Updates are [col_updates_[j], [j + 1])
+  std::vector<int> col_updates_;  // per column j: its updates are [col_updates_[j], [j + 1])
   std::vector<Update> updates_;
-  std::vector<int> update_dst_;
   Eigen::VectorXd work_;  // permuted right-hand side
 };
 

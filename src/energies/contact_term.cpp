@@ -114,6 +114,12 @@ void ContactTerm::declare_sparsity(SparsityBuilder& builder) {
 void ContactTerm::begin_step(const StepContext& ctx) {
   dt_ = ctx.dt;
   if (ctx.x_prev) x_prev_ = *ctx.x_prev;
+  // Which vertices start the step within reach of an obstacle (fixed for the step).
+  const double reach = options_.activation_distance;
+  near_at_start_.assign(verts_.size(), 0);
+  for (size_t k = 0; k < verts_.size(); ++k)
+    for (const Obstacle& ob : options_.obstacles)
+      if (ob.distance(x_prev_.data() + verts_[k] * dim_, dim_) < reach) near_at_start_[k] = 1;
 }
 
 void ContactTerm::vertex_params(int k, double* p) const {
@@ -123,13 +129,11 @@ void ContactTerm::vertex_params(int k, double* p) const {
 }
 
 bool ContactTerm::active(int k, const Eigen::VectorXd& x) const {
+  if (friction_active() && near_at_start_[k]) return true;
   const double reach = options_.activation_distance;
   const double* xi = x.data() + verts_[k] * dim_;
-  const double* pi = x_prev_.data() + verts_[k] * dim_;
-  for (const Obstacle& ob : options_.obstacles) {
+  for (const Obstacle& ob : options_.obstacles)
     if (ob.distance(xi, dim_) < reach) return true;
-    if (friction_active() && ob.distance(pi, dim_) < reach) return true;
-  }
   return false;
 }
 
@@ -161,18 +165,38 @@ double ContactTerm::value(const Eigen::VectorXd& x) const {
 }
 
 void ContactTerm::add_gradient(const Eigen::VectorXd& x, Eigen::VectorXd& g) const {
+  value_and_gradient(x, g);
+}
+
+double ContactTerm::value_and_gradient(const Eigen::VectorXd& x, Eigen::VectorXd& g) const {
   const VertexEnergy f{&options_, dim_, friction_active() ? options_.friction_velocity * dt_ : 0.0};
+  const bool is_barrier = options_.model == "barrier";
   const int n = static_cast<int>(verts_.size());
-  parallel_for(n, kParallelMinElements, [&](int k) {
-    if (!active(k, x)) return;
-    double p[5], gi[3], e = 0.0;
-    vertex_params(k, p);
-    const double* xi = x.data() + verts_[k] * dim_;
-    const bool ok = dim_ == 2 ? ad::gradient<2, 4, kTape>(f, xi, p, e, gi)
-                              : ad::gradient<3, 5, kTape>(f, xi, p, e, gi);
-    SOFTGRAD_CHECK(ok, "contact: AD tape overflow (too many obstacles)");
-    for (int i = 0; i < dim_; ++i) g[verts_[k] * dim_ + i] += gi[i];
-  });
+  struct Sum {
+    double total = 0.0;
+    bool infeasible = false;
+  };
+  const Sum sum = parallel_reduce(
+      n, kParallelMinElements, Sum{},
+      [&](int k, Sum& acc) {
+        if (!active(k, x)) return;
+        const double* xi = x.data() + verts_[k] * dim_;
+        if (is_barrier)
+          for (const Obstacle& ob : options_.obstacles)
+            if (!(ob.distance(xi, dim_) > 0.0)) acc.infeasible = true;
+        double p[5], gi[3], e = 0.0;
+        vertex_params(k, p);
+        const bool ok = dim_ == 2 ? ad::gradient<2, 4, kTape>(f, xi, p, e, gi)
+                                  : ad::gradient<3, 5, kTape>(f, xi, p, e, gi);
+        SOFTGRAD_CHECK(ok, "contact: AD tape overflow (too many obstacles)");
+        for (int i = 0; i < dim_; ++i) g[verts_[k] * dim_ + i] += gi[i];
+        acc.total += e;
+      },
+      [](Sum& total, const Sum& part) {
+        total.total += part.total;
+        total.infeasible = total.infeasible || part.infeasible;
+      });
+  return sum.infeasible ? std::numeric_limits<double>::infinity() : sum.total;
 }
 
 void ContactTerm::add_hessian(const Eigen::VectorXd& x, bool project, HessianAssembler& H) const {

@@ -21,6 +21,7 @@ class ContactTerm final : public EnergyTerm {
   void begin_step(const StepContext& ctx) override;
   double value(const Eigen::VectorXd& x) const override;
   void add_gradient(const Eigen::VectorXd& x, Eigen::VectorXd& g) const override;
+  double value_and_gradient(const Eigen::VectorXd& x, Eigen::VectorXd& g) const override;
   void add_hessian(const Eigen::VectorXd& x, bool project, HessianAssembler& H) const override;
   void add_hessian_vector_product(const Eigen::VectorXd& x, const Eigen::VectorXd& u,
                                   Eigen::VectorXd& out) const override;
@@ -57,6 +58,7 @@ class ContactTerm final : public EnergyTerm {
   int stencil_set_ = -1;
   double dt_ = 0.0;
   Eigen::VectorXd x_prev_;
+  std::vector<char> near_at_start_;  ///< per vertex slot: within reach of an obstacle at x_prev_
   mutable std::vector<double> blocks_;  ///< per-vertex dim x dim Hessians (scratch)
 };
 

@@ -1,5 +1,6 @@
 #include "elastic_term.hpp"
 
+#include <limits>
 #include <sstream>
 
 #include "softgrad/assembly.hpp"
@@ -47,6 +48,17 @@ void ElasticTerm::add_gradient(const Eigen::VectorXd& x, Eigen::VectorXd& g) con
       body_.material->gradient(body_.batch(), x.data(), energy_.data(), grad_.data());
   check(r, "gradient");
   scatter_.add(grad_.data(), g);
+}
+
+double ElasticTerm::value_and_gradient(const Eigen::VectorXd& x, Eigen::VectorXd& g) const {
+  const BatchReport r =
+      body_.material->gradient(body_.batch(), x.data(), energy_.data(), grad_.data());
+  if (r.n_inverted > 0) return std::numeric_limits<double>::infinity();  // infeasible point
+  check(r, "gradient");
+  scatter_.add(grad_.data(), g);
+  double total = 0.0;
+  for (double e : energy_) total += e;
+  return total;
 }
 
 void ElasticTerm::compute_hessians(const Eigen::VectorXd& x, bool project) const {

@@ -19,6 +19,7 @@ class ElasticTerm final : public EnergyTerm {
   void declare_sparsity(SparsityBuilder& builder) override;
   double value(const Eigen::VectorXd& x) const override;
   void add_gradient(const Eigen::VectorXd& x, Eigen::VectorXd& g) const override;
+  double value_and_gradient(const Eigen::VectorXd& x, Eigen::VectorXd& g) const override;
   void add_hessian(const Eigen::VectorXd& x, bool project, HessianAssembler& H) const override;
   void add_hessian_vector_product(const Eigen::VectorXd& x, const Eigen::VectorXd& u,
                                   Eigen::VectorXd& out) const override;

@@ -144,6 +144,13 @@ double MuscleTerm<Energy, N>::value(const Eigen::VectorXd& x) const {
 
 template <class Energy, int N>
 void MuscleTerm<Energy, N>::add_gradient(const Eigen::VectorXd& x, Eigen::VectorXd& g) const {
+  value_and_gradient(x, g);
+}
+
+template <class Energy, int N>
+double MuscleTerm<Energy, N>::value_and_gradient(const Eigen::VectorXd& x,
+                                                 Eigen::VectorXd& g) const {
+  double total = 0.0;
   for (int s = 0; s < n_stencils(); ++s) {
     double xs[N], gs[N], e = 0.0;
     gather(x, s, xs);
@@ -155,7 +162,9 @@ void MuscleTerm<Energy, N>::add_gradient(const Eigen::VectorXd& x, Eigen::Vector
       SOFTGRAD_CHECK((ad::gradient<N, 1>(energies_[s], xs, &a, e, gs)), "muscle AD failed");
     }
     scatter(gs, s, g);
+    total += e;
   }
+  return total;
 }
 
 template <class Energy, int N>

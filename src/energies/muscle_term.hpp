@@ -24,6 +24,7 @@ class MuscleTerm final : public EnergyTerm {
   void begin_step(const StepContext& ctx) override { step_ = ctx.step; }
   double value(const Eigen::VectorXd& x) const override;
   void add_gradient(const Eigen::VectorXd& x, Eigen::VectorXd& g) const override;
+  double value_and_gradient(const Eigen::VectorXd& x, Eigen::VectorXd& g) const override;
   void add_hessian(const Eigen::VectorXd& x, bool project, HessianAssembler& H) const override;
   void add_hessian_vector_product(const Eigen::VectorXd& x, const Eigen::VectorXd& u,
                                   Eigen::VectorXd& out) const override;

@@ -1,6 +1,7 @@
 #include "incremental_potential.hpp"
 
 #include <algorithm>
+#include <limits>
 
 namespace softgrad {
 
@@ -44,6 +45,25 @@ void IncrementalPotential::gradient(const Eigen::VectorXd& x, Eigen::VectorXd& g
   for (const auto& t : model_.terms)
     if (active(*t)) t->add_gradient(x, g);
   for (int i : fixed_) g[i] = 0.0;
+}
+
+double IncrementalPotential::value_and_gradient(const Eigen::VectorXd& x,
+                                               Eigen::VectorXd& g) const {
+  double phi = 0.0;
+  if (dynamic()) {
+    scratch_ = x - xhat_;
+    g = model_.mass.cwiseProduct(scratch_) / (dt_ * dt_);
+    phi = 0.5 * scratch_.dot(g);
+  } else {
+    g.setZero(x.size());
+  }
+  for (const auto& t : model_.terms) {
+    if (!active(*t)) continue;
+    phi += t->value_and_gradient(x, g);
+    if (phi == std::numeric_limits<double>::infinity()) return phi;
+  }
+  for (int i : fixed_) g[i] = 0.0;
+  return phi;
 }
 
 void IncrementalPotential::hessian(const Eigen::VectorXd& x, bool project) const {

@@ -25,6 +25,9 @@ class IncrementalPotential {
   double max_step(const Eigen::VectorXd& x, const Eigen::VectorXd& dx) const;
   /// g = dPhi/dx with kinematic dofs zeroed.
   void gradient(const Eigen::VectorXd& x, Eigen::VectorXd& g) const;
+  /// Phi(x) (value() up to round-off) and g = dPhi/dx in one pass over the terms; +infinity,
+  /// with g unspecified, at an infeasible point.
+  double value_and_gradient(const Eigen::VectorXd& x, Eigen::VectorXd& g) const;
   /// Assembles the (projected) Hessian with identity rows/columns for kinematic dofs.
   void hessian(const Eigen::VectorXd& x, bool project) const;
   const SparseMatrix& matrix() const { return assembler_.matrix(); }

@@ -87,16 +87,17 @@ bool reusable(const NewtonLinearSolver& solver, const NewtonOptions& options, do
 NewtonReport newton_solve(const IncrementalPotential& phi, NewtonLinearSolver solver,
                           const NewtonOptions& options, double step_tolerance, Eigen::VectorXd& x) {
   NewtonReport r;
-  double energy = phi.value(x);
+  // Energies and gradients come together (value_and_gradient): an accepted line-search point
+  // is the next iterate, and its gradient is then already known.
+  Eigen::VectorXd g(x.size()), rhs(x.size()), dx(x.size()), x_try(x.size()), g_try(x.size());
+  double energy = phi.value_and_gradient(x, g);
   if (!std::isfinite(energy))
     return fail(r, Status::InfeasibleStart,
                 "the starting point is infeasible (an element is inverted or the energy is not "
                 "finite)");
-  Eigen::VectorXd g(x.size()), rhs(x.size()), dx(x.size()), x_try(x.size()), g_try(x.size());
   bool project = options.project_hessian && !options.exact_hessian_first;
   bool factorization_reusable = false;  // the last step was full, small and factorised
   for (r.iterations = 0; r.iterations < options.max_iterations;) {
-    phi.gradient(x, g);
     r.gradient_norm = g.lpNorm<Eigen::Infinity>();
     rhs = -g;
     if (factorization_reusable && final_step_with_previous_factorization(
@@ -130,9 +131,10 @@ NewtonReport newton_solve(const IncrementalPotential& phi, NewtonLinearSolver so
     if (t_max >= 1.0 &&
         -slope <= 64.0 * std::numeric_limits<double>::epsilon() * std::abs(energy)) {
       x_try = x + dx;
-      const double e = phi.value(x_try);
+      const double e = phi.value_and_gradient(x_try, g_try);
       if (std::isfinite(e)) {
         x.swap(x_try);
+        g.swap(g_try);
         r.energy = energy = e;
         factorization_reusable = reusable(solver, options, r.step_norm, step_tolerance);
         continue;
@@ -148,7 +150,7 @@ NewtonReport newton_solve(const IncrementalPotential& phi, NewtonLinearSolver so
         // with the cancelling element energies, not with |Phi|) hides the decrease. Take the
         // full Newton step if it is feasible; the next iteration's step decides convergence.
         x_try = x + dx;
-        const double e = phi.value(x_try);
+        const double e = phi.value_and_gradient(x_try, g_try);
         if (std::isfinite(e)) {
           alpha = 1.0;
           energy = e;
@@ -158,7 +160,7 @@ NewtonReport newton_solve(const IncrementalPotential& phi, NewtonLinearSolver so
         break;
       }
       x_try = x + alpha * dx;
-      const double e = phi.value(x_try);
+      const double e = phi.value_and_gradient(x_try, g_try);
       if (std::isfinite(e) && e <= energy + 1e-4 * alpha * slope) {
         energy = e;
         break;
@@ -168,7 +170,6 @@ NewtonReport newton_solve(const IncrementalPotential& phi, NewtonLinearSolver so
       // Accept it if it halves the gradient (backtracking here would creep in 2^-k steps).
       if (alpha == 1.0 && std::isfinite(e) &&
           std::abs(e - energy) <= 1e-9 * std::max(std::abs(e), std::abs(energy))) {
-        phi.gradient(x_try, g_try);
         if (g_try.lpNorm<Eigen::Infinity>() <= 0.5 * r.gradient_norm) {
           energy = e;
           break;
@@ -182,6 +183,7 @@ NewtonReport newton_solve(const IncrementalPotential& phi, NewtonLinearSolver so
       return fail(r, Status::LineSearchFailed, os.str());
     }
     x.swap(x_try);
+    g.swap(g_try);  // every accepted point's gradient was evaluated with its energy
     r.energy = energy;
     r.step_norm *= alpha;
     factorization_reusable = alpha == 1.0 && reusable(solver, options, r.step_norm, step_tolerance);

@@ -78,12 +78,13 @@ NewtonReport Simulator::step(State& s, const Eigen::VectorXd* prescribed) {
   // Initial guess: the inertial prediction, or the start if that is infeasible.
   Eigen::VectorXd x = xhat;
   apply_kinematics(t_next, prescribed, x);
-  if (!std::isfinite(impl_->phi->value(x))) {
-    x = s.x;
-    apply_kinematics(t_next, prescribed, x);
-  }
   const double tol = options_.newton.tolerance * model_->length_scale() * dt;
   NewtonReport r = newton_solve(*impl_->phi, impl_->solver(), options_.newton, tol, x);
+  if (r.status == NewtonReport::Status::InfeasibleStart) {
+    x = s.x;
+    apply_kinematics(t_next, prescribed, x);
+    r = newton_solve(*impl_->phi, impl_->solver(), options_.newton, tol, x);
+  }
   if (!r.converged()) {
     log(LogLevel::Warn, "step to t = " + std::to_string(t_next) + ": " + r.message);
     if (options_.on_failure == FailurePolicy::Stop) return r;

@@ -4,6 +4,8 @@
 #include <Eigen/Dense>
 #include <cmath>
 
+#include "softgrad/ad/hyperelastic.hpp"
+#include "softgrad/materials/neo_hookean.hpp"
 #include "softgrad/polar.hpp"
 #include "support/finite_difference.hpp"
 #include "support/material_conformance.hpp"
@@ -75,6 +77,25 @@ TEST_CASE("materials/closed form: Neo-Hookean stress and its differential") {
                                  (mu - lambda * logJ) * FinvT * dF.transpose() * FinvT;
       CHECK(close(flat(apply(A, dF)), flat(dP), 1e-12));
     }
+}
+
+TEST_CASE("materials/closed form: Neo-Hookean invariant derivatives equal their AD") {
+  static_assert(ad::HasInvariantDerivatives<NeoHookean>);
+  const double p[2] = {3e4, 0.35};
+  for (const double J : {0.4, 0.9, 1.0, 1.7}) {
+    const double I[3] = {2.9 + J, 5.5, J};
+    double psi = 0.0, dpsi[3], d2psi[9], psi_ad = 0.0, dpsi_ad[3], d2psi_ad[9];
+    NeoHookean::psi_invariant_derivatives(I, p, psi, dpsi, d2psi);
+    REQUIRE(ad::hessian<3, 2>(ad::InvariantDensityFunction<NeoHookean>{}, I, p, psi_ad, dpsi_ad,
+                              d2psi_ad));
+    CHECK(psi == doctest::Approx(psi_ad).epsilon(1e-14));
+    for (int k = 0; k < 3; ++k) CHECK(dpsi[k] == doctest::Approx(dpsi_ad[k]).epsilon(1e-13));
+    for (int k = 0; k < 9; ++k) CHECK(d2psi[k] == doctest::Approx(d2psi_ad[k]).epsilon(1e-13));
+    double psi_g = 0.0, dpsi_g[3];
+    NeoHookean::psi_invariant_derivatives(I, p, psi_g, dpsi_g, nullptr);
+    CHECK(psi_g == psi);
+    for (int k = 0; k < 3; ++k) CHECK(dpsi_g[k] == dpsi[k]);
+  }
 }
 
 TEST_CASE("materials/closed form: corotated stress and its differential") {

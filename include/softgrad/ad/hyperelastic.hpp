@@ -91,6 +91,16 @@ concept HasInvariantForm = requires(const double* p) {
   { Material::psi_invariants(1.0, 1.0, 1.0, p) } -> std::convertible_to<double>;
 };
 
+/// True if the material also gives psi_invariants' derivatives in closed form (material.hpp):
+/// psi, P and dP/dF then come without AD (2D creatures spent a sixth of a step in the AD of
+/// Neo-Hookean's three-invariant density). Tests compare the closed form with AD.
+template <class Material>
+concept HasInvariantDerivatives =
+    HasInvariantForm<Material> && requires(const double* I, const double* p, double& psi,
+                                           double* dpsi) {
+      Material::psi_invariant_derivatives(I, p, psi, dpsi, dpsi);
+    };
+
 /// psi and P = dpsi/dF (row-major) at F. Returns false if the tape overflowed.
 template <class Material, int d>
 SOFTGRAD_HD bool density_gradient(const Mat<double, d, d>& F, const double* p, double& psi,
@@ -99,7 +109,11 @@ SOFTGRAD_HD bool density_gradient(const Mat<double, d, d>& F, const double* p, d
   if constexpr (HasInvariantForm<Material>) {
     const InvariantBasis<d> b = invariant_basis(F);
     double dpsi[3];
-    if (!gradient<3, M>(InvariantDensityFunction<Material>{}, b.I, p, psi, dpsi)) return false;
+    if constexpr (HasInvariantDerivatives<Material>) {
+      Material::psi_invariant_derivatives(b.I, p, psi, dpsi, nullptr);
+    } else if (!gradient<3, M>(InvariantDensityFunction<Material>{}, b.I, p, psi, dpsi)) {
+      return false;
+    }
     invariant_stress(b, dpsi, P);
     return true;
   } else {
@@ -116,8 +130,11 @@ SOFTGRAD_HD bool density_hessian(const Mat<double, d, d>& F, const double* p, do
     const InvariantBasis<d> b = invariant_basis(F);
     double dpsi[3];
     double d2psi[9];
-    if (!hessian<3, M>(InvariantDensityFunction<Material>{}, b.I, p, psi, dpsi, d2psi))
+    if constexpr (HasInvariantDerivatives<Material>) {
+      Material::psi_invariant_derivatives(b.I, p, psi, dpsi, d2psi);
+    } else if (!hessian<3, M>(InvariantDensityFunction<Material>{}, b.I, p, psi, dpsi, d2psi)) {
       return false;
+    }
     invariant_stress(b, dpsi, P);
     invariant_stress_differential(b, dpsi, d2psi, A);
     return true;
