@@ -42,8 +42,8 @@ struct NeoHookean {
   /// psi_invariants and its derivatives in (I_C, II_C, J) in closed form, so that the kernels
   /// skip AD (tests check them against the AD of psi_invariants): dpsi[3], d2psi[9] row-major
   /// (may be null).
-  SOFTGRAD_HD static void psi_invariant_derivatives(const double* I, const double* p,
-                                                    double& psi, double* dpsi, double* d2psi) {
+  SOFTGRAD_HD static void psi_invariant_derivatives(const double* I, const double* p, double& psi,
+                                                    double* dpsi, double* d2psi) {
     using std::log;
     const double mu = lame_mu(p[0], p[1]);
     const double lambda = lame_lambda(p[0], p[1]);

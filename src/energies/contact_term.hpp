@@ -58,7 +58,7 @@ class ContactTerm final : public EnergyTerm {
   int stencil_set_ = -1;
   double dt_ = 0.0;
   Eigen::VectorXd x_prev_;
-  std::vector<char> near_at_start_;  ///< per vertex slot: within reach of an obstacle at x_prev_
+  std::vector<char> near_at_start_;     ///< per vertex slot: within reach of an obstacle at x_prev_
   mutable std::vector<double> blocks_;  ///< per-vertex dim x dim Hessians (scratch)
 };
 

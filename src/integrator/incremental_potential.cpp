@@ -48,7 +48,7 @@ void IncrementalPotential::gradient(const Eigen::VectorXd& x, Eigen::VectorXd& g
 }
 
 double IncrementalPotential::value_and_gradient(const Eigen::VectorXd& x,
-                                               Eigen::VectorXd& g) const {
+                                                Eigen::VectorXd& g) const {
   double phi = 0.0;
   if (dynamic()) {
     scratch_ = x - xhat_;

@@ -95,11 +95,10 @@ concept HasInvariantForm = requires(const double* p) {
 /// psi, P and dP/dF then come without AD (2D creatures spent a sixth of a step in the AD of
 /// Neo-Hookean's three-invariant density). Tests compare the closed form with AD.
 template <class Material>
-concept HasInvariantDerivatives =
-    HasInvariantForm<Material> && requires(const double* I, const double* p, double& psi,
-                                           double* dpsi) {
-      Material::psi_invariant_derivatives(I, p, psi, dpsi, dpsi);
-    };
+concept HasInvariantDerivatives = HasInvariantForm<Material> &&
+    requires(const double* I, const double* p, double& psi, double* dpsi) {
+  Material::psi_invariant_derivatives(I, p, psi, dpsi, dpsi);
+};
 
 /// psi and P = dpsi/dF (row-major) at F. Returns false if the tape overflowed.
 template <class Material, int d>
