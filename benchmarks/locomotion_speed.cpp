@@ -3,7 +3,7 @@
 // locomotion training uses), one thread. Each configuration runs `--repeats` times after a
 // warm-up; the table and the JSON give the fastest run (the least disturbed by other jobs).
 //
-//   locomotion_speed [--steps 1000] [--repeats 3] [--out benchmarks/results/locomotion_speed.json]
+//   locomotion_speed [--steps 1000] [--repeats 10] [--out benchmarks/results/locomotion_speed.json]
 #include <omp.h>
 
 #include <algorithm>
@@ -80,7 +80,7 @@ Timing measure(bool quadruped, int steps, int repeats) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  int steps = 1000, repeats = 3;
+  int steps = 1000, repeats = 10;
   std::string out = "benchmarks/results/locomotion_speed.json";
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];

@@ -36,22 +36,57 @@ long eigen_factor_nonzeros(const SparseMatrix& A, const std::vector<int>& perm) 
   return static_cast<long>(L.nonZeros());
 }
 
-TEST_CASE("solvers/planned_cholesky: solves like a dense Cholesky in any elimination order") {
-  for (SparseMatrix A : {test::laplacian_2d(7, 5, 0.3), test::random_spd(60, 4, 0.1, 3)}) {
+TEST_CASE("solvers/planned_cholesky: solves like a dense Cholesky in any order and block size") {
+  for (SparseMatrix A : {test::laplacian_2d(6, 6, 0.3), test::random_spd(60, 4, 0.1, 3)}) {
     A.makeCompressed();
     const Eigen::MatrixXd dense = Eigen::MatrixXd(A);
     const Eigen::VectorXd b = test::random_vector(A.rows(), 4);
     const Eigen::VectorXd expected = dense.llt().solve(b);
-    for (const std::vector<int>& perm : orders(static_cast<int>(A.rows()))) {
-      auto c = PlannedCholesky::plan(A, perm.data(), 1000000);
-      REQUIRE(c.has_value());
-      CHECK(c->factor_nonzeros() == eigen_factor_nonzeros(A, perm));
-      REQUIRE(c->factorize(A.valuePtr()) == -1);
-      Eigen::VectorXd x;
-      c->solve(b, x);
-      CHECK((x - expected).norm() <= 1e-12 * expected.norm());
-    }
+    for (const std::vector<int>& perm : orders(static_cast<int>(A.rows())))
+      for (int block = 1; block <= 3; ++block) {
+        INFO("block size " << block);
+        auto c = PlannedCholesky::plan(A, perm.data(), 1000000, block);
+        REQUIRE(c.has_value());
+        CHECK(c->block_size() == block);
+        if (block == 1) CHECK(c->factor_nonzeros() == eigen_factor_nonzeros(A, perm));
+        REQUIRE(c->factorize(A.valuePtr()) == -1);
+        Eigen::VectorXd x;
+        c->solve(b, x);
+        CHECK((x - expected).norm() <= 1e-12 * expected.norm());
+      }
   }
+}
+
+TEST_CASE("solvers/planned_cholesky: vertex blocks are found when the order keeps them") {
+  // A 2D-Laplacian on vertices times an SPD 2 x 2 block: every vertex has two coupled dofs.
+  SparseMatrix V = test::laplacian_2d(5, 4, 0.5);
+  std::vector<Eigen::Triplet<double>> t;
+  const double block[2][2] = {{2.0, 0.5}, {0.5, 1.0}};
+  for (int j = 0; j < V.outerSize(); ++j)
+    for (SparseMatrix::InnerIterator it(V, j); it; ++it)
+      for (int r = 0; r < 2; ++r)
+        for (int c = 0; c < 2; ++c)
+          t.emplace_back(2 * it.row() + r, 2 * j + c, it.value() * block[r][c]);
+  SparseMatrix A(40, 40);
+  A.setFromTriplets(t.begin(), t.end());
+  A.makeCompressed();
+  std::vector<int> pairs(40);  // vertices reversed, each vertex's dofs kept together
+  for (int v = 0; v < 20; ++v) pairs[2 * v] = 2 * (19 - v), pairs[2 * v + 1] = 2 * (19 - v) + 1;
+  auto blocked = PlannedCholesky::plan(A, pairs.data(), 1000000);
+  REQUIRE(blocked.has_value());
+  CHECK(blocked->block_size() == 2);
+  const std::vector<int> shuffled = orders(40)[2];
+  auto scalar = PlannedCholesky::plan(A, shuffled.data(), 1000000);
+  REQUIRE(scalar.has_value());
+  CHECK(scalar->block_size() == 1);
+  const Eigen::VectorXd b = test::random_vector(40, 8);
+  Eigen::VectorXd x, y;
+  REQUIRE(blocked->factorize(A.valuePtr()) == -1);
+  REQUIRE(scalar->factorize(A.valuePtr()) == -1);
+  blocked->solve(b, x);
+  scalar->solve(b, y);
+  CHECK(test::relative_residual(A, x, b) <= 1e-13);
+  CHECK((x - y).norm() <= 1e-12 * y.norm());
 }
 
 TEST_CASE("solvers/planned_cholesky: refactorizes new values and solves in place") {
@@ -80,6 +115,10 @@ TEST_CASE("solvers/planned_cholesky: a failing pivot is reported in the planned 
   auto c = PlannedCholesky::plan(A, perm.data(), 100);
   REQUIRE(c.has_value());
   CHECK(c->factorize(A.valuePtr()) == 1);
+  // Forced 2 x 2 blocks: the same column, found inside the second block.
+  auto blocked = PlannedCholesky::plan(A, perm.data(), 100, 2);
+  REQUIRE(blocked.has_value());
+  CHECK(blocked->factorize(A.valuePtr()) == 1);
   // An indefinite Laplacian fails somewhere; NaN fails too.
   SparseMatrix L = test::laplacian_2d(5, 5, -2.0);
   L.makeCompressed();
