@@ -91,58 +91,69 @@ void check_symmetric_input(const SparseMatrix& A, const char* who) {
   }
 }
 
-void SymmetryCheck::check(const SparseMatrix& A, bool new_pattern, const char* who) {
-  if (new_pattern || !A.isCompressed() || n_entries_ != A.nonZeros()) {
+bool SymmetryCheck::check(const SparseMatrix& A, bool new_pattern, const char* who) {
+  if (!A.isCompressed()) {  // positions need the compressed layout: check in full
+    check_symmetric_input(A, who);
+    n_entries_ = -1;
+    for (Eigen::Index j = 0; j < A.outerSize(); ++j)
+      for (SparseMatrix::InnerIterator it(A, j); it; ++it)
+        if (!std::isfinite(it.value())) return false;
+    return true;
+  }
+  const Eigen::Map<const Eigen::VectorXd> values(A.valuePtr(), A.nonZeros());
+  if (new_pattern || n_entries_ != A.nonZeros()) {
     check_symmetric_input(A, who);
     pairs_.clear();
+    singles_.clear();
     unpaired_.clear();
-    n_entries_ = -1;
-    if (!A.isCompressed()) return;  // positions need the compressed layout; check in full later
     for (int j = 0; j < static_cast<int>(A.outerSize()); ++j)
       for (int k = A.outerIndexPtr()[j]; k < A.outerIndexPtr()[j + 1]; ++k) {
         const int i = A.innerIndexPtr()[k];
-        if (i <= j) continue;  // each pair once, from its lower entry; diagonals are their own
+        if (i == j) {
+          singles_.push_back(k);
+          continue;
+        }
         const int* begin = A.innerIndexPtr() + A.outerIndexPtr()[i];
         const int* end = A.innerIndexPtr() + A.outerIndexPtr()[i + 1];
         const int* m = std::lower_bound(begin, end, j);
-        if (m != end && *m == j) {
-          pairs_.push_back({k, static_cast<int>(m - A.innerIndexPtr())});
-        } else {
+        if (m == end || *m != j) {
           unpaired_.push_back(k);
+        } else if (i > j) {  // each pair once, from its lower entry
+          pairs_.push_back({k, static_cast<int>(m - A.innerIndexPtr())});
         }
       }
-    // Upper entries without a stored lower mirror.
-    for (int j = 0; j < static_cast<int>(A.outerSize()); ++j)
-      for (int k = A.outerIndexPtr()[j]; k < A.outerIndexPtr()[j + 1]; ++k) {
-        const int i = A.innerIndexPtr()[k];
-        if (i >= j) continue;
-        const int* begin = A.innerIndexPtr() + A.outerIndexPtr()[i];
-        const int* end = A.innerIndexPtr() + A.outerIndexPtr()[i + 1];
-        const int* m = std::lower_bound(begin, end, j);
-        if (m == end || *m != j) unpaired_.push_back(k);
-      }
     n_entries_ = A.nonZeros();
-    return;
+    return values.allFinite();
   }
-  // Four accumulators per reduction: one chain of max() is latency-bound (this runs once per
-  // Newton iteration, and for a 2D creature costs as much as a tenth of the factorization).
+  // One pass over the pairs, diagonals and unpaired entries (every entry once), with two
+  // accumulators per reduction: a single chain of max() is latency-bound, and this runs once
+  // per Newton iteration. probe turns NaN once any entry is NaN or Inf.
   const double* a = A.valuePtr();
-  const auto nnz = static_cast<size_t>(A.nonZeros());
-  double scale[4] = {0.0, 0.0, 0.0, 0.0}, probe[4] = {0.0, 0.0, 0.0, 0.0};
-  for (size_t k = 0; k < nnz; ++k) {
-    scale[k % 4] = std::max(scale[k % 4], std::abs(a[k]));
-    probe[k % 4] += a[k] * 0.0;  // NaN once any entry is NaN or Inf
-  }
-  // NaN/Inf entries are left to the solvers (which report them); the full check skips them.
-  if (probe[0] + probe[1] + probe[2] + probe[3] != 0.0) return check_symmetric_input(A, who);
-  const double tol = 1e-8 * std::max(std::max(scale[0], scale[1]), std::max(scale[2], scale[3]));
-  double worst[4] = {0.0, 0.0, 0.0, 0.0};
+  double scale[2] = {0.0, 0.0}, worst[2] = {0.0, 0.0}, probe[2] = {0.0, 0.0};
   const size_t n_pairs = pairs_.size();
-  for (size_t p = 0; p < n_pairs; ++p)
-    worst[p % 4] = std::max(worst[p % 4], std::abs(a[pairs_[p].first] - a[pairs_[p].second]));
-  for (int k : unpaired_) worst[0] = std::max(worst[0], std::abs(a[k]));
-  if (!(std::max(std::max(worst[0], worst[1]), std::max(worst[2], worst[3])) <= tol))
+  for (size_t p = 0; p < n_pairs; ++p) {
+    const double lo = a[pairs_[p].first], hi = a[pairs_[p].second];
+    scale[p % 2] = std::max(scale[p % 2], std::abs(lo));
+    worst[p % 2] = std::max(worst[p % 2], std::abs(lo - hi));
+    probe[p % 2] += (lo + hi) * 0.0;
+  }
+  for (int k : singles_) {
+    scale[0] = std::max(scale[0], std::abs(a[k]));
+    probe[0] += a[k] * 0.0;
+  }
+  for (int k : unpaired_) {
+    scale[0] = std::max(scale[0], std::abs(a[k]));
+    worst[0] = std::max(worst[0], std::abs(a[k]));
+    probe[0] += a[k] * 0.0;
+  }
+  if (probe[0] + probe[1] != 0.0) {
+    // NaN/Inf entries are left to the solvers (which report them); the full check skips them.
+    check_symmetric_input(A, who);
+    return false;
+  }
+  if (!(std::max(worst[0], worst[1]) <= 1e-8 * std::max(scale[0], scale[1])))
     check_symmetric_input(A, who);  // throws
+  return true;
 }
 
 void store_matrix(const SparseMatrix& A, bool same_pattern, SparseMatrix& stored) {

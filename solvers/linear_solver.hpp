@@ -93,12 +93,14 @@ bool same_pattern(const SparseMatrix& A, const SparseMatrix& B);
 /// after which a check is one O(nnz) pass without searching.
 class SymmetryCheck {
  public:
-  /// Checks A (throws like check_symmetric_input). The first call, and every call with a new
-  /// pattern (`new_pattern`), does the full check and records the mirror positions.
-  void check(const SparseMatrix& A, bool new_pattern, const char* who);
+  /// Checks A (throws like check_symmetric_input) and returns whether all its entries are
+  /// finite. The first call, and every call with a new pattern (`new_pattern`), does the full
+  /// check and records the mirror positions.
+  bool check(const SparseMatrix& A, bool new_pattern, const char* who);
 
  private:
   std::vector<std::pair<int, int>> pairs_;  // value positions of A(i, j) and A(j, i), i > j
+  std::vector<int> singles_;                // diagonal entries
   std::vector<int> unpaired_;               // entries whose mirror is not stored (must be ~0)
   Eigen::Index n_entries_ = -1;             // nonzeros of the recorded pattern; -1: none
 };

@@ -157,13 +157,13 @@ LinearSolveReport CholmodSolver::factorize(const SparseMatrix& A) {
   Impl& s = *impl_;
   // Keep a compressed copy; re-analyze when the pattern differs from the analyzed one.
   const bool reanalyze = s.L == nullptr || !detail::same_pattern(A, s.A);
-  s.symmetry.check(A, reanalyze, "CholmodSolver::factorize");
+  const bool finite = s.symmetry.check(A, reanalyze, "CholmodSolver::factorize");
   detail::store_matrix(A, !reanalyze, s.A);
   if (reanalyze) s.analyze_stored();
   s.factorized = true;
   LinearSolveReport& report = s.factor_report;
   report = LinearSolveReport{};
-  if (!Eigen::Map<const Eigen::VectorXd>(s.A.valuePtr(), s.A.nonZeros()).allFinite()) {
+  if (!finite) {
     report.status = Status::NumericalFailure;
     report.message = "CHOLMOD: the matrix has NaN or Inf entries";
     return report;

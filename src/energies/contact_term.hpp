@@ -56,6 +56,9 @@ class ContactTerm final : public EnergyTerm {
   ContactOptions options_;
   std::vector<int> verts_;
   int stencil_set_ = -1;
+  /// Penalty model against half-spaces only: gradients and Hessians in closed form (hot in 2D
+  /// creatures); otherwise, and for every parameter and previous-state product, AD.
+  bool closed_form_ = false;
   double dt_ = 0.0;
   Eigen::VectorXd x_prev_;
   std::vector<char> near_at_start_;     ///< per vertex slot: within reach of an obstacle at x_prev_

@@ -5,6 +5,9 @@
 
 #include "contact/contact_scenes.hpp"
 #include "softgrad/adjoint.hpp"
+#include "softgrad/assembly.hpp"
+#include "softgrad/contact.hpp"
+#include "softgrad/energy.hpp"
 #include "support/finite_difference.hpp"
 
 namespace softgrad::test {
@@ -70,6 +73,68 @@ TEST_CASE("contact: adjoint gradients match central differences while sliding an
     const double fd = (loss_of(sim, rp, loss) - loss_of(sim, rm, loss)) / 2e-3;
     MESSAGE("v0 direction: adjoint " << g.gradient.dot(d) << ", central difference " << fd);
     CHECK(g.gradient.dot(d) == doctest::Approx(fd).epsilon(1e-4));
+  }
+}
+
+TEST_CASE("contact: closed-form penalty derivatives equal AD and central differences") {
+  // Penalty contact against two half-spaces (ground, tilted wall) with lagged friction; the
+  // vertices sit deep inside, in the smoothing band and outside, sliding and sticking.
+  for (int dim : {2, 3}) {
+    INFO(dim << "D");
+    std::shared_ptr<Model> m =
+        dim == 2 ? rectangle_model("neo_hookean", 1e3, 0.3, 100.0, {3, 1}, {0.3, 0.1})
+                 : box_model("neo_hookean", 1e3, 0.3, 100.0, {2, 1, 1}, {0.2, 0.1, 0.1});
+    ContactOptions o;
+    o.model = "penalty";
+    o.stiffness = 2e4;
+    o.friction = 0.6;
+    Obstacle ground, wall;
+    wall.point = Eigen::Vector3d(0.25, 0.0, 0.0);
+    wall.normal = Eigen::Vector3d(-1.0, 0.3, 0.2).normalized();
+    if (dim == 2) wall.normal = Eigen::Vector3d(-1.0, 0.3, 0.0).normalized();
+    o.obstacles = {ground, wall};
+    add_contact(*m, o);
+    EnergyTerm& term = *m->terms.back();
+    const int n = m->n_verts;
+    // Start of the step: every vertex within reach of the ground (friction acts on all).
+    Eigen::VectorXd x_prev = m->X, x = m->X;
+    for (int v = 0; v < n; ++v) {
+      x_prev[v * dim + 1] = -0.0015 + 0.0007 * (v % 4);  // depths -1.5 .. +0.6 mm
+      x = x_prev;
+    }
+    for (int v = 0; v < n; ++v) {
+      // Slip (0.2 mm), stick (below eps_v dt = 1e-5 m) and no tangential motion, by vertex.
+      const double slide = v % 3 == 0 ? 2e-4 : v % 3 == 1 ? 4e-6 : 0.0;
+      x[v * dim] += slide;
+      if (dim == 3) x[v * dim + 2] -= 0.5 * slide;
+      x[v * dim + 1] += 0.0004 * std::sin(1.3 * v);
+    }
+    const Eigen::VectorXd v_prev = Eigen::VectorXd::Zero(x.size());
+    term.begin_step({0.01, 0.01, &x_prev, &v_prev, 0});
+    SparsityBuilder builder(n, dim);
+    term.declare_sparsity(builder);
+    HessianAssembler H(builder);
+    H.set_zero();
+    term.add_hessian(x, false, H);
+    for (int k = 0; k < 3; ++k) {
+      const Eigen::VectorXd u = Eigen::VectorXd::NullaryExpr(
+          x.size(), [k](Eigen::Index i) { return std::cos(0.7 * static_cast<double>(i) + k); });
+      Eigen::VectorXd ad_hu = Eigen::VectorXd::Zero(x.size());
+      term.add_hessian_vector_product(x, u, ad_hu);
+      const Eigen::VectorXd hu = H.matrix() * u;
+      CHECK((hu - ad_hu).norm() <= 1e-10 * ad_hu.norm());
+    }
+    Eigen::VectorXd g = Eigen::VectorXd::Zero(x.size());
+    const double e = term.value_and_gradient(x, g);
+    CHECK(e == doctest::Approx(term.value(x)).epsilon(1e-13));
+    const double h = 1e-9;  // below the stick band's 1e-5 m
+    for (int i = 0; i < x.size(); ++i) {
+      Eigen::VectorXd xp = x, xm = x;
+      xp[i] += h;
+      xm[i] -= h;
+      const double fd = (term.value(xp) - term.value(xm)) / (2 * h);
+      CHECK(g[i] == doctest::Approx(fd).epsilon(1e-5).scale(1e-6 * g.norm()));
+    }
   }
 }
 
