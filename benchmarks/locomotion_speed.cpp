@@ -13,6 +13,7 @@
 #include <iostream>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <vector>
 
 #include "softgrad/adjoint.hpp"
 #include "softgrad/controller.hpp"
@@ -29,6 +30,7 @@ double seconds_since(Clock::time_point t0) {
 
 struct Timing {
   double forward = 1e300, backward = 1e300;  // fastest of the repeats [s]
+  double forward_median = 0.0;               // the median repeat [s]: how disturbed runs are
   double newton_per_step = 0.0;
   int n_verts = 0, n_muscles = 0;
 };
@@ -57,6 +59,7 @@ Timing measure(bool quadruped, int steps, int repeats) {
   Timing t;
   t.n_verts = c.model->n_verts;
   t.n_muscles = c.n_muscles;
+  std::vector<double> forward_times;
   for (int k = 0; k <= repeats; ++k) {  // k = 0 warms up
     auto t0 = Clock::now();
     const Trajectory traj = simulate(sim, r);
@@ -73,7 +76,10 @@ Timing measure(bool quadruped, int steps, int repeats) {
     }
     t.forward = std::min(t.forward, fw);
     t.backward = std::min(t.backward, bw);
+    forward_times.push_back(fw);
   }
+  std::sort(forward_times.begin(), forward_times.end());
+  if (!forward_times.empty()) t.forward_median = forward_times[forward_times.size() / 2];
   return t;
 }
 
@@ -97,13 +103,14 @@ int main(int argc, char** argv) {
   }
   omp_set_num_threads(1);
   nlohmann::json records = nlohmann::json::array();
-  std::printf("%-10s %6s %8s %14s %12s %12s %10s\n", "creature", "verts", "muscles", "forward st/s",
-              "newton/step", "backward s", "bw / fw");
+  std::printf("%-10s %6s %8s %14s %14s %12s %12s %10s\n", "creature", "verts", "muscles",
+              "forward st/s", "(median run)", "newton/step", "backward s", "bw / fw");
   for (const bool quadruped : {false, true}) {
     const Timing t = measure(quadruped, steps, repeats);
     const char* name = quadruped ? "quadruped" : "biped";
-    std::printf("%-10s %6d %8d %14.0f %12.2f %12.3f %10.3f\n", name, t.n_verts, t.n_muscles,
-                steps / t.forward, t.newton_per_step, t.backward, t.backward / t.forward);
+    std::printf("%-10s %6d %8d %14.0f %14.0f %12.2f %12.3f %10.3f\n", name, t.n_verts, t.n_muscles,
+                steps / t.forward, steps / t.forward_median, t.newton_per_step, t.backward,
+                t.backward / t.forward);
     records.push_back({{"creature", name},
                        {"n_verts", t.n_verts},
                        {"n_muscles", t.n_muscles},
@@ -113,6 +120,8 @@ int main(int argc, char** argv) {
                        {"newton_iterations_per_step", t.newton_per_step},
                        {"forward_seconds", t.forward},
                        {"forward_steps_per_second", steps / t.forward},
+                       {"forward_steps_per_second_median_run", steps / t.forward_median},
+                       {"repeats", repeats},
                        {"backward_seconds", t.backward},
                        {"backward_over_forward", t.backward / t.forward}});
   }
