@@ -204,16 +204,15 @@ bool ContactTerm::active(int k, const Eigen::VectorXd& x) const {
   return false;
 }
 
-double ContactTerm::value(const Eigen::VectorXd& x) const {
-  const VertexEnergy f{&options_, dim_, friction_active() ? options_.friction_velocity * dt_ : 0.0};
+template <class PerVertex>
+double ContactTerm::sum_active(const Eigen::VectorXd& x, const PerVertex& per_vertex) const {
   const bool is_barrier = options_.model == "barrier";
-  const int n = static_cast<int>(verts_.size());
   struct Sum {
     double total = 0.0;
     bool infeasible = false;
   };
   const Sum sum = parallel_reduce(
-      n, kParallelMinElements, Sum{},
+      static_cast<int>(verts_.size()), kParallelMinElements, Sum{},
       [&](int k, Sum& acc) {
         if (!active(k, x)) return;
         const double* xi = x.data() + verts_[k] * dim_;
@@ -222,13 +221,18 @@ double ContactTerm::value(const Eigen::VectorXd& x) const {
             if (!(ob.distance(xi, dim_) > 0.0)) acc.infeasible = true;
         double p[5];
         vertex_params(k, p);
-        acc.total += f(xi, p);
+        acc.total += per_vertex(k, xi, p);
       },
       [](Sum& total, const Sum& part) {
         total.total += part.total;
         total.infeasible = total.infeasible || part.infeasible;
       });
   return sum.infeasible ? std::numeric_limits<double>::infinity() : sum.total;
+}
+
+double ContactTerm::value(const Eigen::VectorXd& x) const {
+  const VertexEnergy f{&options_, dim_, friction_active() ? options_.friction_velocity * dt_ : 0.0};
+  return sum_active(x, [&](int, const double* xi, const double* p) { return f(xi, p); });
 }
 
 void ContactTerm::add_gradient(const Eigen::VectorXd& x, Eigen::VectorXd& g) const {
@@ -237,37 +241,18 @@ void ContactTerm::add_gradient(const Eigen::VectorXd& x, Eigen::VectorXd& g) con
 
 double ContactTerm::value_and_gradient(const Eigen::VectorXd& x, Eigen::VectorXd& g) const {
   const VertexEnergy f{&options_, dim_, friction_active() ? options_.friction_velocity * dt_ : 0.0};
-  const bool is_barrier = options_.model == "barrier";
-  const int n = static_cast<int>(verts_.size());
-  struct Sum {
-    double total = 0.0;
-    bool infeasible = false;
-  };
-  const Sum sum = parallel_reduce(
-      n, kParallelMinElements, Sum{},
-      [&](int k, Sum& acc) {
-        if (!active(k, x)) return;
-        const double* xi = x.data() + verts_[k] * dim_;
-        if (is_barrier)
-          for (const Obstacle& ob : options_.obstacles)
-            if (!(ob.distance(xi, dim_) > 0.0)) acc.infeasible = true;
-        double p[5], gi[3], e = 0.0;
-        vertex_params(k, p);
-        if (closed_form_) {
-          f.derivatives(xi, p, e, gi, nullptr);
-        } else {
-          const bool ok = dim_ == 2 ? ad::gradient<2, 4, kTape>(f, xi, p, e, gi)
-                                    : ad::gradient<3, 5, kTape>(f, xi, p, e, gi);
-          SOFTGRAD_CHECK(ok, "contact: AD tape overflow (too many obstacles)");
-        }
-        for (int i = 0; i < dim_; ++i) g[verts_[k] * dim_ + i] += gi[i];
-        acc.total += e;
-      },
-      [](Sum& total, const Sum& part) {
-        total.total += part.total;
-        total.infeasible = total.infeasible || part.infeasible;
-      });
-  return sum.infeasible ? std::numeric_limits<double>::infinity() : sum.total;
+  return sum_active(x, [&](int k, const double* xi, const double* p) {
+    double gi[3], e = 0.0;
+    if (closed_form_) {
+      f.derivatives(xi, p, e, gi, nullptr);
+    } else {
+      const bool ok = dim_ == 2 ? ad::gradient<2, 4, kTape>(f, xi, p, e, gi)
+                                : ad::gradient<3, 5, kTape>(f, xi, p, e, gi);
+      SOFTGRAD_CHECK(ok, "contact: AD tape overflow (too many obstacles)");
+    }
+    for (int i = 0; i < dim_; ++i) g[verts_[k] * dim_ + i] += gi[i];
+    return e;
+  });
 }
 
 void ContactTerm::add_hessian(const Eigen::VectorXd& x, bool project, HessianAssembler& H) const {

@@ -51,6 +51,10 @@ class ContactTerm final : public EnergyTerm {
   void vertex_params(int k, double* p) const;
   /// True if vertex slot k can have energy at x (near an obstacle now or at the step start).
   bool active(int k, const Eigen::VectorXd& x) const;
+  /// Sum of per_vertex(k, x_k, p_k) over the active vertex slots; +infinity if a vertex is not
+  /// strictly outside a barrier obstacle.
+  template <class PerVertex>
+  double sum_active(const Eigen::VectorXd& x, const PerVertex& per_vertex) const;
 
   int dim_;
   ContactOptions options_;

@@ -5,10 +5,9 @@
 
 #include "contact/contact_scenes.hpp"
 #include "softgrad/adjoint.hpp"
-#include "softgrad/assembly.hpp"
 #include "softgrad/contact.hpp"
-#include "softgrad/energy.hpp"
 #include "support/finite_difference.hpp"
+#include "support/term_derivatives.hpp"
 
 namespace softgrad::test {
 namespace {
@@ -111,30 +110,8 @@ TEST_CASE("contact: closed-form penalty derivatives equal AD and central differe
     }
     const Eigen::VectorXd v_prev = Eigen::VectorXd::Zero(x.size());
     term.begin_step({0.01, 0.01, &x_prev, &v_prev, 0});
-    SparsityBuilder builder(n, dim);
-    term.declare_sparsity(builder);
-    HessianAssembler H(builder);
-    H.set_zero();
-    term.add_hessian(x, false, H);
-    for (int k = 0; k < 3; ++k) {
-      const Eigen::VectorXd u = Eigen::VectorXd::NullaryExpr(
-          x.size(), [k](Eigen::Index i) { return std::cos(0.7 * static_cast<double>(i) + k); });
-      Eigen::VectorXd ad_hu = Eigen::VectorXd::Zero(x.size());
-      term.add_hessian_vector_product(x, u, ad_hu);
-      const Eigen::VectorXd hu = H.matrix() * u;
-      CHECK((hu - ad_hu).norm() <= 1e-10 * ad_hu.norm());
-    }
-    Eigen::VectorXd g = Eigen::VectorXd::Zero(x.size());
-    const double e = term.value_and_gradient(x, g);
-    CHECK(e == doctest::Approx(term.value(x)).epsilon(1e-13));
-    const double h = 1e-9;  // below the stick band's 1e-5 m
-    for (int i = 0; i < x.size(); ++i) {
-      Eigen::VectorXd xp = x, xm = x;
-      xp[i] += h;
-      xm[i] -= h;
-      const double fd = (term.value(xp) - term.value(xm)) / (2 * h);
-      CHECK(g[i] == doctest::Approx(fd).epsilon(1e-5).scale(1e-6 * g.norm()));
-    }
+    // Stick needs a difference step below eps_v dt = 1e-5 m.
+    check_term_derivatives(term, x, n, dim, 1e-10, 1e-9, 1e-5);
   }
 }
 

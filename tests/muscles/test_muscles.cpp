@@ -3,11 +3,10 @@
 #include <doctest/doctest.h>
 
 #include "softgrad/adjoint.hpp"
-#include "softgrad/assembly.hpp"
-#include "softgrad/energy.hpp"
 #include "softgrad/errors.hpp"
 #include "softgrad/muscles.hpp"
 #include "support/finite_difference.hpp"
+#include "support/term_derivatives.hpp"
 #include "support/tiny_models.hpp"
 
 namespace softgrad::test {
@@ -130,31 +129,7 @@ TEST_CASE("muscles: closed-form edge Hessians and gradients equal AD and central
     term.begin_step({0.01, 0.01, &x_prev, nullptr, 0});
     Eigen::VectorXd x = m->X;
     for (int i = 0; i < x.size(); ++i) x[i] += 0.02 * std::sin(1.7 * i + 0.3);
-    // Hessian: the assembled closed form against the AD Hessian-vector product.
-    SparsityBuilder builder(n, dim);
-    term.declare_sparsity(builder);
-    HessianAssembler H(builder);
-    H.set_zero();
-    term.add_hessian(x, false, H);
-    for (int k = 0; k < 3; ++k) {
-      const Eigen::VectorXd u = Eigen::VectorXd::NullaryExpr(
-          x.size(), [k](Eigen::Index i) { return std::cos(0.9 * static_cast<double>(i) + k); });
-      Eigen::VectorXd ad_hu = Eigen::VectorXd::Zero(x.size());
-      term.add_hessian_vector_product(x, u, ad_hu);
-      const Eigen::VectorXd hu = H.matrix() * u;
-      CHECK((hu - ad_hu).norm() <= 1e-12 * ad_hu.norm());
-    }
-    // Gradient: against central differences of the energy.
-    Eigen::VectorXd g = Eigen::VectorXd::Zero(x.size());
-    term.add_gradient(x, g);
-    const double h = 1e-6;
-    for (int i = 0; i < x.size(); ++i) {
-      Eigen::VectorXd xp = x, xm = x;
-      xp[i] += h;
-      xm[i] -= h;
-      const double fd = (term.value(xp) - term.value(xm)) / (2 * h);
-      CHECK(g[i] == doctest::Approx(fd).epsilon(1e-6).scale(1e-6 * g.norm()));
-    }
+    check_term_derivatives(term, x, n, dim, 1e-12, 1e-6, 1e-6);
   }
 }
 
