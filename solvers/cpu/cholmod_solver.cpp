@@ -168,31 +168,24 @@ LinearSolveReport CholmodSolver::factorize(const SparseMatrix& A) {
     report.message = "CHOLMOD: the matrix has NaN or Inf entries";
     return report;
   }
-  std::ostringstream os;
+  // Numeric factorization with the stored analysis: planned, or CHOLMOD's own.
+  Eigen::Index failed = -1;  // the failing pivot's column in the fill-reducing order
+  bool ok = true;
   if (s.planned) {
-    const int column = s.planned->factorize(s.A.valuePtr());
-    if (column >= 0) {
-      report.status = Status::NotPositiveDefinite;
-      os << "CHOLMOD: the matrix is not positive definite: the Cholesky pivot failed at column "
-         << column << " of the fill-reducing order (column "
-         << static_cast<const int*>(s.L->Perm)[column] << " of the matrix)";
-      report.message = os.str();
-    } else {
-      report.status = Status::Converged;
-    }
-    return report;
+    failed = s.planned->factorize(s.A.valuePtr());
+  } else {
+    cholmod_sparse view = sparse_view(s.A);
+    ok = cholmod_factorize(&view, s.L, &s.common) && s.common.status >= CHOLMOD_OK;
+    if (s.common.status == CHOLMOD_NOT_POSDEF) failed = static_cast<Eigen::Index>(s.L->minor);
   }
-  // Numeric factorization with the stored symbolic analysis.
-  cholmod_sparse view = sparse_view(s.A);
-  const int ok = cholmod_factorize(&view, s.L, &s.common);
-  if (s.common.status == CHOLMOD_NOT_POSDEF) {
-    const auto minor = static_cast<Eigen::Index>(s.L->minor);
+  std::ostringstream os;
+  if (failed >= 0) {
     const int* perm = static_cast<const int*>(s.L->Perm);
     report.status = Status::NotPositiveDefinite;
     os << "CHOLMOD: the matrix is not positive definite: the Cholesky pivot failed at column "
-       << minor << " of the fill-reducing order (column " << (perm ? perm[minor] : minor)
+       << failed << " of the fill-reducing order (column " << (perm ? perm[failed] : failed)
        << " of the matrix)";
-  } else if (!ok || s.common.status < CHOLMOD_OK) {
+  } else if (!ok) {
     report.status = Status::NumericalFailure;
     os << "CHOLMOD: cholmod_factorize failed: " << cholmod_status_name(s.common.status);
   } else {

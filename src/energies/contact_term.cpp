@@ -113,15 +113,10 @@ struct ContactTerm::VertexEnergy {
       ob.unit_normal(x, dim, n);  // constant for a half-space
       const double d = ob.distance(x, dim);
       if (d < dhat) {
-        // W = k penalty(d): W' and W'' along the normal.
-        double w, w1, w2;
-        if (d <= -dhat) {
-          w = 0.5 * d * d + dhat * dhat / 6.0, w1 = d, w2 = 1.0;
-        } else {
-          const double r = dhat - d;
-          w = r * r * r / (12.0 * dhat), w1 = -r * r / (4.0 * dhat), w2 = r / (2.0 * dhat);
-        }
-        e += k * w;
+        // W = k penalty(d); W' = -k penalty_force(d) and W'' along the normal.
+        const double w1 = -penalty_force(d, dhat);
+        const double w2 = d <= -dhat ? 1.0 : (dhat - d) / (2.0 * dhat);
+        e += k * penalty(d, dhat);
         for (int i = 0; i < dim; ++i) g[i] += k * w1 * n[i];
         if (H)
           for (int i = 0; i < dim; ++i)
@@ -139,20 +134,17 @@ struct ContactTerm::VertexEnergy {
         u[i] = x[i] - p[i] - rn * n[i];
         s += u[i] * u[i];
       }
-      double f, f1, f2;  // f(s), df/ds, d2f/ds2 of smoothed_norm
-      if (s <= 0.0) {
-        f = eps / 3.0 + s / eps, f1 = 1.0 / eps, f2 = 0.0;
-      } else {
+      double f1 = 1.0 / eps, f2 = 0.0;  // df/ds and d2f/ds2 of f = smoothed_norm (s <= 0)
+      if (s > 0.0) {
         const double y = std::sqrt(s);
         if (y >= eps) {
-          f = y, f1 = 0.5 / y, f2 = -0.25 / (s * y);
+          f1 = 0.5 / y, f2 = -0.25 / (s * y);
         } else {
-          f = -(s * y) / (3.0 * eps * eps) + s / eps + eps / 3.0;
           f1 = -y / (2.0 * eps * eps) + 1.0 / eps, f2 = -0.25 / (eps * eps * y);
         }
       }
       const double c = mu * lambda;
-      e += c * f;
+      e += c * smoothed_norm(s, eps);
       for (int i = 0; i < dim; ++i) g[i] += c * f1 * 2.0 * u[i];
       if (H)  // ds/dx = 2u, d2s/dx2 = 2 (I - n n^T)
         for (int i = 0; i < dim; ++i)

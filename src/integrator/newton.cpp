@@ -54,21 +54,21 @@ bool newton_direction(const IncrementalPotential& phi, NewtonLinearSolver solver
 
 /// The final-step test: dx = -H_prev^-1 g with the factorization of the previous step (a
 /// modified-Newton step). True, with x updated, if it is a descent step below the tolerance and
-/// its end point is feasible; false (x unchanged) otherwise.
+/// its end point is feasible (not touching a barrier obstacle); false (x unchanged) otherwise.
+/// x_try is scratch.
 bool final_step_with_previous_factorization(const IncrementalPotential& phi, LinearSolver& solver,
                                             double step_tolerance, const Eigen::VectorXd& g,
                                             const Eigen::VectorXd& rhs, Eigen::VectorXd& dx,
-                                            NewtonReport& r, Eigen::VectorXd& x) {
+                                            NewtonReport& r, Eigen::VectorXd& x,
+                                            Eigen::VectorXd& x_try) {
   const LinearSolveReport lr = solver.solve(rhs, dx);
   if (!lr.ok() || !(dx.dot(g) < 0.0)) return false;
   const double step_norm = dx.lpNorm<Eigen::Infinity>();
   if (!(step_norm <= step_tolerance)) return false;
-  x += dx;
-  const double e = phi.value(x);
-  if (!std::isfinite(e)) {  // touches a barrier obstacle
-    x -= dx;
-    return false;
-  }
+  x_try = x + dx;
+  const double e = phi.value(x_try);
+  if (!std::isfinite(e)) return false;
+  x.swap(x_try);
   ++r.iterations;
   r.step_norm = step_norm;
   r.energy = e;
@@ -100,8 +100,9 @@ NewtonReport newton_solve(const IncrementalPotential& phi, NewtonLinearSolver so
   for (r.iterations = 0; r.iterations < options.max_iterations;) {
     r.gradient_norm = g.lpNorm<Eigen::Infinity>();
     rhs = -g;
-    if (factorization_reusable && final_step_with_previous_factorization(
-                                      phi, *solver.assembled, step_tolerance, g, rhs, dx, r, x))
+    if (factorization_reusable &&
+        final_step_with_previous_factorization(phi, *solver.assembled, step_tolerance, g, rhs, dx,
+                                               r, x, x_try))
       return r;
     factorization_reusable = false;
     if (!newton_direction(phi, solver, options, x, g, rhs, dx, r, project))
