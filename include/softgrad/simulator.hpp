@@ -34,6 +34,11 @@ struct NewtonOptions {
   /// Hessian is assembled or factorised. Otherwise a Newton step follows as usual. 0 disables
   /// it. The step that ends the solve is therefore a modified-Newton step.
   double final_step_window = 100.0;
+  /// Let energy terms correct Newton directions where their quadratic model is known to fail
+  /// (EnergyTerm::correct_direction: lagged friction's slip reversals); a corrected direction is
+  /// used only if it still descends. Same solution, fewer iterations (2D quadruped: 4.17 ->
+  /// 3.73 factorizations per step); false: plain Newton directions.
+  bool correct_directions = true;
 };
 
 /// What to do when Newton does not converge within a step.

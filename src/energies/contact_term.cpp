@@ -316,6 +316,39 @@ double ContactTerm::max_step(const Eigen::VectorXd& x, const Eigen::VectorXd& dx
   return t;
 }
 
+bool ContactTerm::correct_direction(const Eigen::VectorXd& x, Eigen::VectorXd& dx) const {
+  if (!friction_active()) return false;
+  const double eps = options_.friction_velocity * dt_;
+  bool changed = false;
+  for (size_t k = 0; k < verts_.size(); ++k) {
+    if (!near_at_start_[k]) continue;
+    const int v = verts_[k] * dim_;
+    for (const Obstacle& ob : options_.obstacles) {
+      // The friction's own tangent plane: from x^n, like its normal force (VertexEnergy).
+      if (!(ob.distance(x_prev_.data() + v, dim_) < options_.activation_distance)) continue;
+      double n[3], rn = 0.0, dxn = 0.0;
+      ob.unit_normal(x_prev_.data() + v, dim_, n);
+      for (int i = 0; i < dim_; ++i) {
+        rn += (x[v + i] - x_prev_[v + i]) * n[i];
+        dxn += dx[v + i] * n[i];
+      }
+      double u[3], du[3], uu = 0.0, u_next = 0.0, u_dot_next = 0.0;
+      for (int i = 0; i < dim_; ++i) {
+        u[i] = x[v + i] - x_prev_[v + i] - rn * n[i];
+        du[i] = dx[v + i] - dxn * n[i];
+        uu += u[i] * u[i];
+        u_next += (u[i] + du[i]) * (u[i] + du[i]);
+        u_dot_next += u[i] * (u[i] + du[i]);
+      }
+      if (uu >= eps * eps && u_dot_next < 0.0 && u_next > eps * eps) {
+        for (int i = 0; i < dim_; ++i) dx[v + i] -= du[i] + u[i];
+        changed = true;
+      }
+    }
+  }
+  return changed;
+}
+
 std::vector<ParameterGroup> ContactTerm::parameter_groups() const {
   return {{"stiffness", "N/m", 0, 1, ParameterGroup::Layout::Scalar, 0.0, 1e300},
           {"friction", "1", 1, 1, ParameterGroup::Layout::Scalar, 0.0, 1e300}};

@@ -36,6 +36,15 @@ double IncrementalPotential::max_step(const Eigen::VectorXd& x, const Eigen::Vec
   return t;
 }
 
+bool IncrementalPotential::correct_direction(const Eigen::VectorXd& x, Eigen::VectorXd& dx) const {
+  bool changed = false;
+  for (const auto& term : model_.terms)
+    if (active(*term) && term->correct_direction(x, dx)) changed = true;
+  if (changed)
+    for (int i : fixed_) dx[i] = 0.0;
+  return changed;
+}
+
 void IncrementalPotential::gradient(const Eigen::VectorXd& x, Eigen::VectorXd& g) const {
   if (dynamic()) {
     g = model_.mass.cwiseProduct(x - xhat_) / (dt_ * dt_);

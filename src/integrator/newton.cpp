@@ -108,6 +108,17 @@ NewtonReport newton_solve(const IncrementalPotential& phi, NewtonLinearSolver so
     if (!newton_direction(phi, solver, options, x, g, rhs, dx, r, project))
       return fail(r, Status::LinearSolverFailed, r.message);
     double slope = g.dot(dx);
+    if (options.correct_directions && slope < 0.0) {
+      x_try = dx;  // scratch: the plain Newton direction, kept in case the correction ascends
+      if (phi.correct_direction(x, dx)) {
+        const double corrected = g.dot(dx);
+        if (corrected < 0.0) {
+          slope = corrected;
+        } else {
+          dx.swap(x_try);
+        }
+      }
+    }
     if (!(slope < 0.0)) {  // not a descent direction (or NaN): fall back to steepest descent
       dx = -g;
       slope = -g.squaredNorm();

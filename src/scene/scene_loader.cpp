@@ -102,6 +102,7 @@ void read_solver(const ObjectReader& top, SimulationOptions& options) {
   options.newton.project_hessian = solver.boolean("project_hessian");
   options.newton.exact_hessian_first = solver.boolean("exact_hessian_first");
   options.newton.final_step_window = solver.number("final_step_window");
+  options.newton.correct_directions = solver.boolean("correct_directions");
   options.on_failure =
       solver.string("on_failure") == "continue" ? FailurePolicy::Continue : FailurePolicy::Stop;
   // The factory knows which combinations exist in this build.

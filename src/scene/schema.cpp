@@ -111,6 +111,14 @@ constexpr KeySpec kSolverKeys[] = {
     {"final_step_window", Number, "", kNonNegative, "", "100",
      "with a direct solver: after a full step within this many tolerances, try the next step "
      "with the same factorization; if below the tolerance it ends the solve (0: never)"},
+    {"correct_directions",
+     Boolean,
+     "",
+     {},
+     "",
+     "true",
+     "let energy terms correct Newton directions where their quadratic model fails (friction: a "
+     "slip reversal lands at zero slip); same solution, fewer iterations"},
     {"on_failure",
      Choice,
      "",

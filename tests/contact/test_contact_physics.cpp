@@ -122,6 +122,44 @@ TEST_CASE("contact: on an incline a block sticks below the friction angle and sl
   }
 }
 
+TEST_CASE("contact: a slip reversal's Newton direction is sent to zero slip") {
+  // ContactTerm::correct_direction: a sliding vertex whose step would carry it across the
+  // sticking band lands at zero slip (normal part kept); small steps and sticking vertices keep
+  // their direction.
+  auto m = block_on_ground("penalty", 0.5, 5e-5);
+  const double dt = 0.01, eps = 1e-3 * dt;  // friction_velocity * dt
+  const Eigen::VectorXd x_prev = m->X, v_prev = Eigen::VectorXd::Zero(m->n_dofs());
+  EnergyTerm* contact = nullptr;
+  for (const auto& t : m->terms)
+    if (t->name() == "contact") contact = t.get();
+  REQUIRE(contact != nullptr);
+  contact->begin_step(StepContext{dt, dt, &x_prev, &v_prev, 0});
+  std::vector<int> bottom, top;
+  for (int v = 0; v < m->n_verts; ++v) (m->X[2 * v + 1] < 1e-4 ? bottom : top).push_back(v);
+  REQUIRE(bottom.size() >= 2);
+  REQUIRE(!top.empty());
+  const int sliding = bottom[0], sticking = bottom[1], free = top[0];
+  Eigen::VectorXd x = x_prev;
+  x[2 * sliding] += 3.0 * eps;  // slipping forward by 3 eps
+  Eigen::VectorXd dx = Eigen::VectorXd::Zero(m->n_dofs());
+  dx.segment<2>(2 * sliding) << -6.0 * eps, 1e-6;  // would slip backwards by 3 eps
+  dx.segment<2>(2 * sticking) << -6.0 * eps, 2e-6;
+  dx.segment<2>(2 * free) << -6.0 * eps, 3e-6;
+  Eigen::VectorXd corrected = dx;
+  CHECK(contact->correct_direction(x, corrected));
+  CHECK(corrected[2 * sliding] == doctest::Approx(-3.0 * eps).epsilon(1e-12));
+  CHECK(corrected[2 * sliding + 1] == dx[2 * sliding + 1]);
+  corrected.segment<2>(2 * sliding) = dx.segment<2>(2 * sliding);
+  CHECK(corrected == dx);  // nothing else changed
+  // A step that stays on the sliding side, or ends inside the sticking band, is kept.
+  for (const double step : {-2.0 * eps, -3.5 * eps}) {
+    dx[2 * sliding] = step;
+    corrected = dx;
+    CHECK_FALSE(contact->correct_direction(x, corrected));
+    CHECK(corrected == dx);
+  }
+}
+
 TEST_CASE("contact: bad options and penetrating starts are refused") {
   auto m = rectangle_model("neo_hookean", 1e5, 0.3, 1000.0, {2, 1}, {0.1, 0.05});
   ContactOptions opt;

@@ -48,6 +48,7 @@ TEST_CASE("scenes/scene_loader: a minimal scene gets the documented defaults") {
   CHECK(scene.options.newton.project_hessian == defaults.newton.project_hessian);
   CHECK(scene.options.newton.exact_hessian_first == defaults.newton.exact_hessian_first);
   CHECK(scene.options.newton.final_step_window == defaults.newton.final_step_window);
+  CHECK(scene.options.newton.correct_directions == defaults.newton.correct_directions);
   CHECK(scene.options.linear.kind == defaults.linear.kind);
   CHECK(scene.options.linear.preconditioner == defaults.linear.preconditioner);
   CHECK(scene.options.linear.rel_tol == defaults.linear.rel_tol);
@@ -81,7 +82,7 @@ TEST_CASE("scenes/scene_loader: top-level settings reach the Scene") {
                  "cg_max_iterations": 50, "newton_tolerance": 1e-6, "newton_max_iterations": 7,
                  "line_search_max_halvings": 9, "project_hessian": false,
                  "exact_hessian_first": false, "final_step_window": 0,
-                 "on_failure": "continue"},
+                 "correct_directions": false, "on_failure": "continue"},
       "output": {"directory": "/tmp/demo", "every": 0, "vtu": false})"));
   CHECK(scene.name == "demo");
   CHECK(scene.static_solve);
@@ -97,6 +98,7 @@ TEST_CASE("scenes/scene_loader: top-level settings reach the Scene") {
   CHECK_FALSE(scene.options.newton.project_hessian);
   CHECK_FALSE(scene.options.newton.exact_hessian_first);
   CHECK(scene.options.newton.final_step_window == 0.0);
+  CHECK_FALSE(scene.options.newton.correct_directions);
   CHECK(scene.options.on_failure == FailurePolicy::Continue);
   CHECK(scene.output.directory == "/tmp/demo");
   CHECK(scene.output.every == 0);
