@@ -45,7 +45,7 @@ void check_derivatives(const Loss& loss, const State& s, int n, int T) {
 
 }  // namespace
 
-TEST_CASE("losses: position loss value and derivatives; it acts only at its step") {
+TEST_CASE("losses: position loss value and derivatives, it acts only at its step") {
   const auto m = small_model();
   const State s = random_state(*m);
   const Eigen::Vector2d target(0.5, -0.1);

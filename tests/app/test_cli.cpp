@@ -97,7 +97,7 @@ TEST_CASE("app/cli: run writes the output where --out says and reports on stdout
   CHECK(j["scene_file"] == dir.file("tiny.json"));
 }
 
-TEST_CASE("app/cli: --quiet leaves stderr empty; --verbose describes the run") {
+TEST_CASE("app/cli: --quiet leaves stderr empty, --verbose describes the run") {
   TempDir dir;
   write_text(dir.file("tiny.json"), tiny_scene_json());
   const Outcome quiet = cli({"run", dir.file("tiny.json"), "-q", "--out", dir.file("q")});

@@ -21,18 +21,11 @@ namespace {
 
 namespace fs = std::filesystem;
 
-fs::path scratch(const std::string& name) {
-  const fs::path dir = fs::temp_directory_path() / "softgrad_test_sysid";
-  fs::create_directories(dir);
-  return dir / name;
-}
-
-void write_text(const fs::path& path, const std::string& text) { std::ofstream(path) << text; }
-
 // A 0.3 x 0.05 m beam of 6 x 2 cells clamped at x = 0, released from a bent pose for 0.2 s;
 // E = 5e4 Pa and alpha = 2 are the truth; the sysid block starts from 8e4 and 1.
-fs::path beam_scene(const std::string& extra = "") {
-  const fs::path file = scratch("beam.json");
+// Each test case writes into its own TempDir: CTest runs the cases in parallel processes.
+fs::path beam_scene(const TempDir& dir, const std::string& extra = "") {
+  const fs::path file = dir.file("beam.json");
   write_text(file, R"({"name": "beam", "dim": 2, "time": {"dt": 0.01, "duration": 0.2},
     "gravity": [0, 0], "damping": {"alpha": 2},
     "bodies": [{"mesh": {"generator": "rectangle", "resolution": [6, 2], "size": [0.3, 0.05]},
@@ -49,12 +42,13 @@ fs::path beam_scene(const std::string& extra = "") {
 }  // namespace
 
 TEST_CASE("app/sysid: record then sysid recovers E and damping with a complete report") {
-  const fs::path scene = beam_scene();
-  const fs::path data = scratch("beam.csv");
+  TempDir dir;
+  const fs::path scene = beam_scene(dir);
+  const fs::path data = dir.file("beam.csv");
   const Outcome rec = cli({"record", scene.string(), "--out", data.string(), "--frame-rate", "75"});
   REQUIRE_MESSAGE(rec.code == 0, rec.err);
   CHECK(contains(rec.out, "beam: 16 frames of 2 markers over 0.2 s"));
-  const fs::path out = scratch("beam_fit");
+  const fs::path out = dir.file("beam_fit");
   const Outcome fit =
       cli({"sysid", scene.string(), "--data", data.string(), "--out", out.string()});
   REQUIRE_MESSAGE(fit.code == 0, fit.err);
@@ -98,14 +92,14 @@ TEST_CASE("app/sysid: record then sysid recovers E and damping with a complete r
 }
 
 TEST_CASE("app/sysid: bad recordings are errors naming the file and line, exit code 1") {
-  const fs::path scene = beam_scene();
+  TempDir dir;
+  const fs::path scene = beam_scene(dir);
   const auto run = [&](const std::string& text) {
-    const fs::path data = scratch("bad.csv");
+    const fs::path data = dir.file("bad.csv");
     write_text(data, text);
-    return cli(
-        {"sysid", scene.string(), "--data", data.string(), "--out", scratch("bad_out").string()});
+    return cli({"sysid", scene.string(), "--data", data.string(), "--out", dir.file("bad_out")});
   };
-  const std::string file = scratch("bad.csv").string();
+  const std::string file = dir.file("bad.csv");
   const std::string head = "time,marker,x,y\n0,tip,0.3,0.055\n";
   struct Case {
     std::string text, message;
@@ -124,25 +118,27 @@ TEST_CASE("app/sysid: bad recordings are errors naming the file and line, exit c
     CHECK(o.code == 1);
     CHECK_MESSAGE(contains(o.err, "softgrad: error: " + c.message), o.err);
   }
-  const Outcome missing = cli({"sysid", scene.string(), "--data", scratch("none.csv").string()});
+  const Outcome missing = cli({"sysid", scene.string(), "--data", dir.file("none.csv")});
   CHECK(missing.code == 1);
   CHECK(contains(missing.err, "none.csv: cannot open the recording"));
 }
 
 TEST_CASE("app/sysid: a marker outside the mesh is an error naming its key") {
-  const fs::path file = scratch("outside.json");
+  TempDir dir;
+  const fs::path file = dir.file("outside.json");
   write_text(file, R"({"dim": 2, "time": {"dt": 0.01, "duration": 0.02},
     "bodies": [{"mesh": {"generator": "rectangle", "resolution": [2, 1], "size": [0.3, 0.05]},
                 "material": {"model": "neo_hookean"}}],
     "markers": [{"name": "tip", "position": [0.4, 0.025]}]})");
-  const Outcome o = cli({"record", file.string(), "--out", scratch("x.csv").string()});
+  const Outcome o = cli({"record", file.string(), "--out", dir.file("x.csv")});
   CHECK(o.code == 1);
   CHECK(contains(o.err, file.string() + ": /markers/0/position: marker 'tip' at (0.4, 0.025) is "
                                         "outside the mesh"));
 }
 
-TEST_CASE("app/record: --set writes parameters and field halves; noise is seeded") {
-  MarkerScene p = load_marker_scene(beam_scene().string());
+TEST_CASE("app/record: --set writes parameters and field halves, noise is seeded") {
+  TempDir dir;
+  MarkerScene p = load_marker_scene(beam_scene(dir).string());
   apply_setting("damping.alpha=0.7", p);
   apply_setting("youngs[x<0.15]=9e4", p);
   const ParameterSet alpha(*p.sim, p.rollout, {"damping.alpha"});
@@ -170,7 +166,7 @@ TEST_CASE("app/record: --set writes parameters and field halves; noise is seeded
   CHECK(contains(error("youngs=-1"), "--set 'youngs=-1': "));
 
   // Same seed, same noise; the noise has about the requested deviation.
-  MarkerScene q = load_marker_scene(beam_scene().string());
+  MarkerScene q = load_marker_scene(beam_scene(dir).string());
   const Recording clean = record_markers(q, 0.0, 0.0, 1);
   const Recording a = record_markers(q, 0.0, 1e-3, 5), b = record_markers(q, 0.0, 1e-3, 5);
   CHECK(clean.times.size() == 21);

@@ -37,7 +37,7 @@ TEST_CASE("io/svg_plot: a plot has one path per series, a legend and labelled ti
   CHECK(count(svg.substr(second, svg.find("/>", second) - second), " M") == 2);
 }
 
-TEST_CASE("io/svg_plot: log axes drop non-positive values; stacked plots; bad input named") {
+TEST_CASE("io/svg_plot: log axes drop non-positive values, stacked plots, bad input named") {
   test::TempDir dir;
   LinePlot a{"residual", "iteration", "norm", {{"r", {1, 2, 3}, {1e-1, 0.0, 1e-6}}}, true, false};
   LinePlot b{"second", "x", "y", {{"", {0, 1}, {5, 5}}}, false, false};  // flat range is padded

@@ -44,7 +44,7 @@ TEST_CASE("io/tetgen_reader: a generated box round-trips, 1-based and 0-based") 
   }
 }
 
-TEST_CASE("io/tetgen_reader: skips comments, attributes and markers; 10-node tets keep corners") {
+TEST_CASE("io/tetgen_reader: skips comments, attributes and markers, 10-node tets keep corners") {
   test::TempDir dir;
   const std::string base = dir.file("quad");
   write_text(base + ".node",

@@ -82,7 +82,7 @@ TEST_CASE("scenes/locomotion_reader: layouts, controllers and settings are read"
   }
 }
 
-TEST_CASE("scenes/locomotion_reader: 3D creatures take 3D defaults; keys given override them") {
+TEST_CASE("scenes/locomotion_reader: 3D creatures take 3D defaults, keys given override them") {
   const Scene q = parse(creature_json("", R"({"generator": "quadruped_3d"})"));
   REQUIRE(q.locomotion);
   CHECK(q.model->dim == 3);

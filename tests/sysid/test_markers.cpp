@@ -2,22 +2,13 @@
 #include <doctest/doctest.h>
 
 #include <filesystem>
-#include <fstream>
 
+#include "io/io_test_support.hpp"
 #include "softgrad/errors.hpp"
 #include "support/finite_difference.hpp"
 #include "sysid/sysid_problem.hpp"
 
 namespace softgrad::test {
-namespace {
-
-std::filesystem::path temp_file(const std::string& name, const std::string& text) {
-  const auto path = std::filesystem::temp_directory_path() / ("softgrad_" + name);
-  std::ofstream(path) << text;
-  return path;
-}
-
-}  // namespace
 
 TEST_CASE("markers: an embedded marker follows its element affinely") {
   SysIdProblem p = pushed_cantilever(5e4, 0.5);
@@ -71,7 +62,8 @@ TEST_CASE("recordings: CSV round trip, with missing frames and markers") {
   SysIdProblem p = pushed_cantilever(5e4, 0.5, 10);
   Recording rec = record(p, 0.03);
   rec.observations.erase(rec.observations.begin() + 1);  // a frame without "mid"
-  const auto path = std::filesystem::temp_directory_path() / "softgrad_roundtrip.csv";
+  const TempDir dir;
+  const std::filesystem::path path = dir.file("roundtrip.csv");
   write_recording(path, rec, p.markers);
   const Recording back = read_recording(path, p.markers);
   REQUIRE(back.observations.size() == rec.observations.size());
@@ -85,9 +77,11 @@ TEST_CASE("recordings: CSV round trip, with missing frames and markers") {
 
 TEST_CASE("recordings: bad lines are named") {
   SysIdProblem p = pushed_cantilever(5e4, 0.5, 10);
+  const TempDir dir;
   const auto check = [&](const std::string& name, const std::string& text, const char* what) {
     INFO(name);
-    CHECK_THROWS_WITH_AS(read_recording(temp_file(name, text), p.markers), doctest::Contains(what),
+    write_text(dir.file(name), text);
+    CHECK_THROWS_WITH_AS(read_recording(dir.file(name), p.markers), doctest::Contains(what),
                          InputError);
   };
   check("unknown.csv", "time,marker,x,y\n0,tip,0.3,0.05\n0,nose,0,0\n",
