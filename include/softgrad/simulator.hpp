@@ -28,12 +28,18 @@ struct NewtonOptions {
   /// the projected one converges linearly (2D quadruped: 5.1 instead of 10.5 iterations per
   /// step at tolerance 1e-7).
   bool exact_hessian_first = true;
-  /// With a direct solver: after a full step of at most this many tolerances, the next step is
-  /// first solved with that step's factorization (the Hessians then differ by the change of x
-  /// over at most window x tolerance); if it is below the tolerance it is the last, and no new
-  /// Hessian is assembled or factorised. Otherwise a Newton step follows as usual. 0 disables
-  /// it. The step that ends the solve is therefore a modified-Newton step.
-  double final_step_window = 100.0;
+  /// With a direct solver: after a full step of at most this many tolerances, the next steps
+  /// are first tried as chord steps with that step's factorization (no Hessian assembled or
+  /// factorised; the Hessians differ by the change of x over the small steps). A chord step
+  /// below the tolerance ends the solve; one that shrinks to at most chord_contraction times the
+  /// step before it and decreases Phi sufficiently is taken, and the next is tried the same way;
+  /// anything else falls back to a Newton step. 0 disables chord steps. 2D quadruped: 3.73 ->
+  /// 2.69 factorizations per step, forward runs ~15% cheaper (benchmarks/locomotion_speed).
+  double chord_window = 1e4;
+  /// The largest ratio of a taken chord step to the step before it, in [0, 1): it bounds the
+  /// rate of the chord steps' linear convergence, so a solve that ends on a chord step ends
+  /// within c / (1 - c) tolerances of the solution. 0: chord steps only end a solve.
+  double chord_contraction = 0.3;
   /// Let energy terms correct Newton directions where their quadratic model is known to fail
   /// (EnergyTerm::correct_direction: lagged friction's slip reversals); a corrected direction is
   /// used only if it still descends. Same solution, fewer iterations (2D quadruped: 4.17 ->
@@ -65,6 +71,7 @@ struct NewtonReport {
   Status status = Status::Converged;
   int iterations = 0;
   int linear_iterations = 0;   ///< summed over iterations (0 for direct solves)
+  int factorizations = 0;      ///< Hessians assembled and factorised (direct solvers)
   double energy = 0.0;         ///< Phi at the final iterate [J]
   double step_norm = 0.0;      ///< last ||dx||_inf [m]
   double gradient_norm = 0.0;  ///< last ||g_free||_inf

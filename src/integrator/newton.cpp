@@ -33,6 +33,7 @@ bool newton_direction(const IncrementalPotential& phi, NewtonLinearSolver solver
   } else {
     phi.hessian(x, project);
     lr = solver.assembled->factorize(phi.matrix());
+    ++r.factorizations;
     if (lr.ok()) {
       dx.setZero(x.size());
       lr = solver.assembled->solve(rhs, dx);
@@ -52,34 +53,53 @@ bool newton_direction(const IncrementalPotential& phi, NewtonLinearSolver solver
   return false;
 }
 
-/// The final-step test: dx = -H_prev^-1 g with the factorization of the previous step (a
-/// modified-Newton step). True, with x updated, if it is a descent step below the tolerance and
-/// its end point is feasible (not touching a barrier obstacle); false (x unchanged) otherwise.
-/// x_try is scratch.
-bool final_step_with_previous_factorization(const IncrementalPotential& phi, LinearSolver& solver,
-                                            double step_tolerance, const Eigen::VectorXd& g,
-                                            const Eigen::VectorXd& rhs, Eigen::VectorXd& dx,
-                                            NewtonReport& r, Eigen::VectorXd& x,
-                                            Eigen::VectorXd& x_try) {
+/// What a chord step did.
+enum class Chord { Rejected, Accepted, Converged };
+
+/// A chord (modified-Newton) step: dx = -H_prev^-1 g with the factorization of an earlier
+/// iterate, which a new Hessian would barely change after a small full step.
+///  - Converged: a descent step below the tolerance whose end point is feasible (x updated);
+///    the solve ends.
+///  - Accepted: a descent step of at most `contraction` times the last step's length that
+///    decreases Phi sufficiently (x, g, energy and r.step_norm updated); Newton goes on.
+///  - Rejected: x unchanged; a Newton step follows. x_try and g_try are scratch.
+Chord chord_step(const IncrementalPotential& phi, LinearSolver& solver, double step_tolerance,
+                 double contraction, Eigen::VectorXd& g, const Eigen::VectorXd& rhs,
+                 Eigen::VectorXd& dx, NewtonReport& r, double& energy, Eigen::VectorXd& x,
+                 Eigen::VectorXd& x_try, Eigen::VectorXd& g_try) {
   const LinearSolveReport lr = solver.solve(rhs, dx);
-  if (!lr.ok() || !(dx.dot(g) < 0.0)) return false;
+  const double slope = dx.dot(g);
+  if (!lr.ok() || !(slope < 0.0)) return Chord::Rejected;
   const double step_norm = dx.lpNorm<Eigen::Infinity>();
-  if (!(step_norm <= step_tolerance)) return false;
+  if (step_norm <= step_tolerance) {
+    x_try = x + dx;
+    const double e = phi.value(x_try);
+    if (!std::isfinite(e)) return Chord::Rejected;
+    x.swap(x_try);
+    ++r.iterations;
+    r.step_norm = step_norm;
+    r.energy = e;
+    return Chord::Converged;
+  }
+  // Taken only if it shrinks, and never across an obstacle (the Newton step's t_max).
+  if (!(step_norm <= contraction * r.step_norm) || phi.max_step(x, dx) < 1.0)
+    return Chord::Rejected;
   x_try = x + dx;
-  const double e = phi.value(x_try);
-  if (!std::isfinite(e)) return false;
+  const double e = phi.value_and_gradient(x_try, g_try);
+  if (!std::isfinite(e) || !(e <= energy + 1e-4 * slope)) return Chord::Rejected;
   x.swap(x_try);
+  g.swap(g_try);
   ++r.iterations;
   r.step_norm = step_norm;
-  r.energy = e;
-  return true;
+  r.energy = energy = e;
+  return Chord::Accepted;
 }
 
 /// Whether a full step of `step_norm` leaves a factorization worth reusing for the final step.
 bool reusable(const NewtonLinearSolver& solver, const NewtonOptions& options, double step_norm,
               double step_tolerance) {
   return solver.assembled != nullptr && solver.assembled->is_direct() &&
-         step_norm <= options.final_step_window * step_tolerance;
+         step_norm <= options.chord_window * step_tolerance;
 }
 
 }  // namespace
@@ -100,10 +120,13 @@ NewtonReport newton_solve(const IncrementalPotential& phi, NewtonLinearSolver so
   for (r.iterations = 0; r.iterations < options.max_iterations;) {
     r.gradient_norm = g.lpNorm<Eigen::Infinity>();
     rhs = -g;
-    if (factorization_reusable &&
-        final_step_with_previous_factorization(phi, *solver.assembled, step_tolerance, g, rhs, dx,
-                                               r, x, x_try))
-      return r;
+    if (factorization_reusable) {
+      const Chord chord =
+          chord_step(phi, *solver.assembled, step_tolerance, options.chord_contraction, g, rhs, dx,
+                     r, energy, x, x_try, g_try);
+      if (chord == Chord::Converged) return r;
+      if (chord == Chord::Accepted) continue;
+    }
     factorization_reusable = false;
     if (!newton_direction(phi, solver, options, x, g, rhs, dx, r, project))
       return fail(r, Status::LinearSolverFailed, r.message);

@@ -101,7 +101,8 @@ void read_solver(const ObjectReader& top, SimulationOptions& options) {
   options.newton.max_line_search = solver.integer("line_search_max_halvings");
   options.newton.project_hessian = solver.boolean("project_hessian");
   options.newton.exact_hessian_first = solver.boolean("exact_hessian_first");
-  options.newton.final_step_window = solver.number("final_step_window");
+  options.newton.chord_window = solver.number("chord_window");
+  options.newton.chord_contraction = solver.number("chord_contraction");
   options.newton.correct_directions = solver.boolean("correct_directions");
   options.on_failure =
       solver.string("on_failure") == "continue" ? FailurePolicy::Continue : FailurePolicy::Stop;

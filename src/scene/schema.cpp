@@ -16,6 +16,7 @@ using enum KeyType;
 
 constexpr Range kClosed2To3{2.0, 3.0, true, true};
 constexpr Range kUnitOpen{0.0, 1.0, false, false};
+constexpr Range kUnitInterval{0.0, 1.0, true, false};  // [0, 1)
 constexpr Range kAtLeastOne{1.0, kInf, true, false};
 
 // Top level.
@@ -108,9 +109,12 @@ constexpr KeySpec kSolverKeys[] = {
      "true",
      "with project_hessian: try the exact Hessian first in each step (quadratic convergence "
      "near the minimum), project only if it fails; false: always project"},
-    {"final_step_window", Number, "", kNonNegative, "", "100",
-     "with a direct solver: after a full step within this many tolerances, try the next step "
-     "with the same factorization; if below the tolerance it ends the solve (0: never)"},
+    {"chord_window", Number, "", kNonNegative, "", "1e4",
+     "with a direct solver: after a full step within this many tolerances, try the next steps "
+     "as chord steps with the same factorization (0: never)"},
+    {"chord_contraction", Number, "", kUnitInterval, "", "0.3",
+     "a chord step is taken if it is at most this fraction of the step before it (and "
+     "decreases the energy); 0: chord steps only end a solve"},
     {"correct_directions",
      Boolean,
      "",

@@ -59,9 +59,10 @@ TEST_CASE("locomotion: without activation a creature stands still (no net horizo
   CHECK(std::abs(d) < 1e-6);
 }
 
-TEST_CASE("locomotion: ending Newton with the previous factorization keeps states and gradients") {
-  // The final modified-Newton step (NewtonOptions::final_step_window) against exact Newton to the
-  // end: each step's state may differ by about the tolerance (1e-7 * 0.6 m * 0.01 = 6e-10 m).
+TEST_CASE("locomotion: chord steps keep states and gradients and save factorizations") {
+  // Chord steps with an earlier factorization (NewtonOptions::chord_window) against Newton
+  // steps only: each step's state may differ by about the tolerance (1e-7 * 0.6 m * 0.01 =
+  // 6e-10 m, times 1 / (1 - chord_contraction)).
   CreatureOptions o;
   o.steps = 150;
   const Creature c = make_quadruped_2d(o);
@@ -75,10 +76,10 @@ TEST_CASE("locomotion: ending Newton with the previous factorization keeps state
   const DisplacementLoss loss(*c.model, {}, Eigen::Vector2d::UnitX());
   std::vector<Trajectory> runs;
   std::vector<Eigen::VectorXd> gradients;
-  for (const double window : {100.0, 0.0}) {
+  for (const double window : {NewtonOptions{}.chord_window, 0.0}) {
     Walk w = walker(c, 150, gait);
     SimulationOptions opt = w.sim->options();
-    opt.newton.final_step_window = window;
+    opt.newton.chord_window = window;
     w.sim = std::make_unique<Simulator>(c.model, opt);
     runs.push_back(simulate(*w.sim, w.rollout));
     const ParameterSet params(*w.sim, w.rollout, {"controller"});
@@ -86,17 +87,20 @@ TEST_CASE("locomotion: ending Newton with the previous factorization keeps state
     CHECK(g.report.trustworthy());
     gradients.push_back(g.gradient);
   }
-  long iterations[2] = {0, 0};
+  long factorizations[2] = {0, 0};
   double worst = 0.0;
   for (int k = 0; k < 2; ++k)
     for (const NewtonReport& r : runs[k].reports()) {
       CHECK(r.converged());
-      iterations[k] += r.iterations;
+      CHECK(r.factorizations <= r.iterations);
+      factorizations[k] += r.factorizations;
     }
+  for (const NewtonReport& r : runs[1].reports()) CHECK(r.factorizations == r.iterations);
   for (int n = 0; n <= 150; ++n)
     worst = std::max(worst, (runs[0].state(n).x - runs[1].state(n).x).lpNorm<Eigen::Infinity>());
-  MESSAGE("Newton iterations " << iterations[0] << " (reusing) vs " << iterations[1]
-                               << "; largest state difference " << worst << " m");
+  MESSAGE("factorizations " << factorizations[0] << " (chord steps) vs " << factorizations[1]
+                            << "; largest state difference " << worst << " m");
+  CHECK(factorizations[0] < 0.8 * factorizations[1]);
   CHECK(worst < 1e-7);
   CHECK((gradients[0] - gradients[1]).norm() <= 1e-5 * gradients[1].norm());
 }

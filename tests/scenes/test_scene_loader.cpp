@@ -47,7 +47,8 @@ TEST_CASE("scenes/scene_loader: a minimal scene gets the documented defaults") {
   CHECK(scene.options.newton.max_line_search == defaults.newton.max_line_search);
   CHECK(scene.options.newton.project_hessian == defaults.newton.project_hessian);
   CHECK(scene.options.newton.exact_hessian_first == defaults.newton.exact_hessian_first);
-  CHECK(scene.options.newton.final_step_window == defaults.newton.final_step_window);
+  CHECK(scene.options.newton.chord_window == defaults.newton.chord_window);
+  CHECK(scene.options.newton.chord_contraction == defaults.newton.chord_contraction);
   CHECK(scene.options.newton.correct_directions == defaults.newton.correct_directions);
   CHECK(scene.options.linear.kind == defaults.linear.kind);
   CHECK(scene.options.linear.preconditioner == defaults.linear.preconditioner);
@@ -81,7 +82,7 @@ TEST_CASE("scenes/scene_loader: top-level settings reach the Scene") {
       "solver": {"linear": "pcg", "preconditioner": "ichol", "cg_tolerance": 1e-8,
                  "cg_max_iterations": 50, "newton_tolerance": 1e-6, "newton_max_iterations": 7,
                  "line_search_max_halvings": 9, "project_hessian": false,
-                 "exact_hessian_first": false, "final_step_window": 0,
+                 "exact_hessian_first": false, "chord_window": 0, "chord_contraction": 0.5,
                  "correct_directions": false, "on_failure": "continue"},
       "output": {"directory": "/tmp/demo", "every": 0, "vtu": false})"));
   CHECK(scene.name == "demo");
@@ -97,7 +98,8 @@ TEST_CASE("scenes/scene_loader: top-level settings reach the Scene") {
   CHECK(scene.options.newton.max_line_search == 9);
   CHECK_FALSE(scene.options.newton.project_hessian);
   CHECK_FALSE(scene.options.newton.exact_hessian_first);
-  CHECK(scene.options.newton.final_step_window == 0.0);
+  CHECK(scene.options.newton.chord_window == 0.0);
+  CHECK(scene.options.newton.chord_contraction == 0.5);
   CHECK_FALSE(scene.options.newton.correct_directions);
   CHECK(scene.options.on_failure == FailurePolicy::Continue);
   CHECK(scene.output.directory == "/tmp/demo");
