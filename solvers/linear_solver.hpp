@@ -50,8 +50,16 @@ class LinearSolver {
   /// @throws InputError if factorize() was never called or b has the wrong size.
   virtual LinearSolveReport solve(const Eigen::VectorXd& b, Eigen::VectorXd& x) = 0;
 
+  /// solve() without measuring ||b - A x||, where that costs a sparse product on top of the
+  /// solve (the direct solvers): the report is Converged if x is finite, its residuals NaN.
+  /// Newton solves for its directions this way; its line search judges every step. Iterative
+  /// solvers measure the residual anyway and report it.
+  virtual LinearSolveReport solve_unmeasured(const Eigen::VectorXd& b, Eigen::VectorXd& x) {
+    return solve(b, x);
+  }
+
   /// True for direct solvers, whose solve() with a kept factorization is cheap against
-  /// factorize() (Newton then reuses it for a final modified-Newton step).
+  /// factorize() (Newton then reuses it for chord steps).
   virtual bool is_direct() const { return false; }
 };
 

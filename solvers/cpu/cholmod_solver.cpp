@@ -3,6 +3,7 @@
 #include <cholmod.h>
 
 #include <cmath>
+#include <limits>
 #include <optional>
 #include <sstream>
 
@@ -111,14 +112,19 @@ struct CholmodSolver::Impl {
   Impl(const Impl&) = delete;
   Impl& operator=(const Impl&) = delete;
 
-  // The report of a solve: the true residual ||b - A x|| (one sparse product).
-  LinearSolveReport residual_report(const Eigen::VectorXd& b, const Eigen::VectorXd& x) {
+  // The report of a solve: the true residual ||b - A x|| (one sparse product) if `measure`,
+  // NaN otherwise.
+  LinearSolveReport residual_report(const Eigen::VectorXd& b, const Eigen::VectorXd& x,
+                                    bool measure) {
     LinearSolveReport report;
-    symmetric_spmv(A, x, Ax);
-    const double b_norm = b.norm();
-    report.residual_norm = (b - Ax).norm();
-    report.relative_residual = b_norm > 0 ? report.residual_norm / b_norm : 0.0;
-    const bool finite = x.allFinite() && std::isfinite(report.residual_norm);
+    report.residual_norm = report.relative_residual = std::numeric_limits<double>::quiet_NaN();
+    if (measure) {
+      symmetric_spmv(A, x, Ax);
+      const double b_norm = b.norm();
+      report.residual_norm = (b - Ax).norm();
+      report.relative_residual = b_norm > 0 ? report.residual_norm / b_norm : 0.0;
+    }
+    const bool finite = x.allFinite() && (!measure || std::isfinite(report.residual_norm));
     report.status = finite ? Status::Converged : Status::NumericalFailure;
     if (!finite) report.message = "CHOLMOD: the solution is not finite";
     return report;
@@ -196,6 +202,14 @@ LinearSolveReport CholmodSolver::factorize(const SparseMatrix& A) {
 }
 
 LinearSolveReport CholmodSolver::solve(const Eigen::VectorXd& b, Eigen::VectorXd& x) {
+  return solve(b, x, /*measure=*/true);
+}
+
+LinearSolveReport CholmodSolver::solve_unmeasured(const Eigen::VectorXd& b, Eigen::VectorXd& x) {
+  return solve(b, x, /*measure=*/false);
+}
+
+LinearSolveReport CholmodSolver::solve(const Eigen::VectorXd& b, Eigen::VectorXd& x, bool measure) {
   Impl& s = *impl_;
   if (!s.factorized) throw InputError("CholmodSolver::solve() called before factorize()");
   if (b.size() != s.A.rows()) {
@@ -207,7 +221,7 @@ LinearSolveReport CholmodSolver::solve(const Eigen::VectorXd& b, Eigen::VectorXd
   if (!s.factor_report.ok()) return s.factor_report;
   if (s.planned) {
     s.planned->solve(b, x);
-    return s.residual_report(b, x);
+    return s.residual_report(b, x, measure);
   }
   // Solve with the stored factor; X, Y, E are reused when their size fits.
   cholmod_dense B = dense_view(b);
@@ -220,7 +234,7 @@ LinearSolveReport CholmodSolver::solve(const Eigen::VectorXd& b, Eigen::VectorXd
     return report;
   }
   x = Eigen::Map<const Eigen::VectorXd>(static_cast<const double*>(s.X->x), b.size());
-  return s.residual_report(b, x);
+  return s.residual_report(b, x, measure);
 }
 
 }  // namespace softgrad

@@ -36,7 +36,7 @@ bool newton_direction(const IncrementalPotential& phi, NewtonLinearSolver solver
     ++r.factorizations;
     if (lr.ok()) {
       dx.setZero(x.size());
-      lr = solver.assembled->solve(rhs, dx);
+      lr = solver.assembled->solve_unmeasured(rhs, dx);
     }
     r.linear_iterations += lr.iterations;
     const bool rejected =
@@ -67,7 +67,7 @@ Chord chord_step(const IncrementalPotential& phi, LinearSolver& solver, double s
                  double contraction, Eigen::VectorXd& g, const Eigen::VectorXd& rhs,
                  Eigen::VectorXd& dx, NewtonReport& r, double& energy, Eigen::VectorXd& x,
                  Eigen::VectorXd& x_try, Eigen::VectorXd& g_try) {
-  const LinearSolveReport lr = solver.solve(rhs, dx);
+  const LinearSolveReport lr = solver.solve_unmeasured(rhs, dx);
   const double slope = dx.dot(g);
   if (!lr.ok() || !(slope < 0.0)) return Chord::Rejected;
   const double step_norm = dx.lpNorm<Eigen::Infinity>();

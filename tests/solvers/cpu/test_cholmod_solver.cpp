@@ -1,5 +1,7 @@
 #include <doctest/doctest.h>
 
+#include <cmath>
+
 #include "softgrad/errors.hpp"
 #include "softgrad/solvers/cpu/cholmod_solver.hpp"
 #include "solvers/spd_matrices.hpp"
@@ -22,6 +24,12 @@ TEST_CASE("solvers/cholmod_solver: solves SPD systems to round-off") {
     CHECK(report.iterations == 0);
     CHECK(report.relative_residual <= 1e-12);
     CHECK(test::relative_residual(A, x, b) <= 1e-12);
+    // Unmeasured: the same solution, no residual.
+    Eigen::VectorXd y;
+    const LinearSolveReport quick = solver.solve_unmeasured(b, y);
+    CHECK(quick.ok());
+    CHECK(std::isnan(quick.relative_residual));
+    CHECK(y == x);
   }
 }
 
