@@ -32,6 +32,7 @@ struct Timing {
   double forward = 1e300, backward = 1e300;  // fastest of the repeats [s]
   double forward_median = 0.0;               // the median repeat [s]: how disturbed runs are
   double newton_per_step = 0.0;
+  double factorizations_per_step = 0.0;
   int n_verts = 0, n_muscles = 0;
 };
 
@@ -69,9 +70,13 @@ Timing measure(bool quadruped, int steps, int repeats) {
     const double bw = seconds_since(t0);
     if (!g.report.trustworthy()) std::cerr << "warning: the gradient is not trustworthy\n";
     if (k == 0) {
-      long iterations = 0;
-      for (const NewtonReport& rep : traj.reports()) iterations += rep.iterations;
+      long iterations = 0, factorizations = 0;
+      for (const NewtonReport& rep : traj.reports()) {
+        iterations += rep.iterations;
+        factorizations += rep.factorizations;
+      }
       t.newton_per_step = static_cast<double>(iterations) / steps;
+      t.factorizations_per_step = static_cast<double>(factorizations) / steps;
       continue;
     }
     t.forward = std::min(t.forward, fw);
@@ -103,14 +108,15 @@ int main(int argc, char** argv) {
   }
   omp_set_num_threads(1);
   nlohmann::json records = nlohmann::json::array();
-  std::printf("%-10s %6s %8s %14s %14s %12s %12s %10s\n", "creature", "verts", "muscles",
-              "forward st/s", "(median run)", "newton/step", "backward s", "bw / fw");
+  std::printf("%-10s %6s %8s %14s %14s %12s %12s %12s %10s\n", "creature", "verts", "muscles",
+              "forward st/s", "(median run)", "newton/step", "factor/step", "backward s",
+              "bw / fw");
   for (const bool quadruped : {false, true}) {
     const Timing t = measure(quadruped, steps, repeats);
     const char* name = quadruped ? "quadruped" : "biped";
-    std::printf("%-10s %6d %8d %14.0f %14.0f %12.2f %12.3f %10.3f\n", name, t.n_verts, t.n_muscles,
-                steps / t.forward, steps / t.forward_median, t.newton_per_step, t.backward,
-                t.backward / t.forward);
+    std::printf("%-10s %6d %8d %14.0f %14.0f %12.2f %12.2f %12.3f %10.3f\n", name, t.n_verts,
+                t.n_muscles, steps / t.forward, steps / t.forward_median, t.newton_per_step,
+                t.factorizations_per_step, t.backward, t.backward / t.forward);
     records.push_back({{"creature", name},
                        {"n_verts", t.n_verts},
                        {"n_muscles", t.n_muscles},
@@ -118,6 +124,7 @@ int main(int argc, char** argv) {
                        {"threads", 1},
                        {"newton_tolerance", 1e-7},
                        {"newton_iterations_per_step", t.newton_per_step},
+                       {"factorizations_per_step", t.factorizations_per_step},
                        {"forward_seconds", t.forward},
                        {"forward_steps_per_second", steps / t.forward},
                        {"forward_steps_per_second_median_run", steps / t.forward_median},

@@ -79,12 +79,13 @@ class EnergyTerm {
   /// The largest fraction t in (0, 1] of the step x -> x + dx before this term becomes
   /// infeasible (a vertex reaching a barrier obstacle): the line search starts below it.
   virtual double max_step(const Eigen::VectorXd& x, const Eigen::VectorXd& dx) const { return 1.0; }
-  /// Optionally corrects the Newton direction dx at x where this term knows that its quadratic
-  /// model fails far from the solution (lagged friction: a sliding vertex whose step would
-  /// reverse its slip across the sticking band is sent to zero slip instead of overshooting to
-  /// the other side). Newton keeps the correction only if it still descends; a correction must
-  /// vanish for small steps, so that quadratic convergence is kept. Returns true if dx changed.
-  virtual bool correct_direction(const Eigen::VectorXd& x, Eigen::VectorXd& dx) const {
+  /// Optionally corrects the Newton direction dx at x (g: the whole potential's gradient there)
+  /// where this term knows that its quadratic model fails far from the solution (lagged
+  /// friction, whose curvature jumps between sticking and sliding). Newton keeps the correction
+  /// only if it still descends; a correction must vanish to second order for small steps, so
+  /// that quadratic convergence is kept. Returns true if dx changed.
+  virtual bool correct_direction(const Eigen::VectorXd& x, const Eigen::VectorXd& g,
+                                 Eigen::VectorXd& dx) const {
     return false;
   }
 

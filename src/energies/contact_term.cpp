@@ -316,16 +316,41 @@ double ContactTerm::max_step(const Eigen::VectorXd& x, const Eigen::VectorXd& dx
   return t;
 }
 
-bool ContactTerm::correct_direction(const Eigen::VectorXd& x, Eigen::VectorXd& dx) const {
+namespace {
+
+/// The minimiser w of r (w - u) + k/2 (w - u)^2 + F f(|w|) over w (k > 0, F >= 0, f the
+/// smoothed norm with band eps): one vertex's tangential slip in 1D, its other forces
+/// linearised. Sliding candidates first, else the root of the stationarity condition's
+/// quadratic inside the band (which it has: the condition is increasing in w).
+double friction_minimiser_1d(double u, double r, double k, double F, double eps) {
+  const double forward = u - (r + F) / k, backward = u - (r - F) / k;
+  if (forward >= eps) return forward;
+  if (backward <= -eps) return backward;
+  // Inside the band, for w >= 0: k (w - u) + r + F (2 w / eps - w^2 / eps^2) = 0.
+  const auto root = [&](double c) {  // c = r - k u <= 0: the root in [0, eps)
+    const double b = k + 2.0 * F / eps;
+    return -2.0 * c / (b + std::sqrt(std::max(0.0, b * b + 4.0 * F * c / (eps * eps))));
+  };
+  const double c = r - k * u;
+  return c <= 0.0 ? root(c) : -root(-c);
+}
+
+}  // namespace
+
+bool ContactTerm::correct_direction(const Eigen::VectorXd& x, const Eigen::VectorXd& g,
+                                    Eigen::VectorXd& dx) const {
   if (!friction_active()) return false;
   const double eps = options_.friction_velocity * dt_;
+  const double dhat = options_.activation_distance;
+  const bool is_barrier = options_.model == "barrier";
   bool changed = false;
   for (size_t k = 0; k < verts_.size(); ++k) {
     if (!near_at_start_[k]) continue;
     const int v = verts_[k] * dim_;
     for (const Obstacle& ob : options_.obstacles) {
-      // The friction's own tangent plane: from x^n, like its normal force (VertexEnergy).
-      if (!(ob.distance(x_prev_.data() + v, dim_) < options_.activation_distance)) continue;
+      // The friction's own tangent plane and normal force: from x^n (VertexEnergy).
+      const double dn = ob.distance(x_prev_.data() + v, dim_);
+      if (!(dn < dhat)) continue;
       double n[3], rn = 0.0, dxn = 0.0;
       ob.unit_normal(x_prev_.data() + v, dim_, n);
       for (int i = 0; i < dim_; ++i) {
@@ -340,7 +365,33 @@ bool ContactTerm::correct_direction(const Eigen::VectorXd& x, Eigen::VectorXd& d
         u_next += (u[i] + du[i]) * (u[i] + du[i]);
         u_dot_next += u[i] * (u[i] + du[i]);
       }
-      if (uu >= eps * eps && u_dot_next < 0.0 && u_next > eps * eps) {
+      if (dim_ == 2) {
+        // One tangential dof t: replace Newton's tangential step by the exact minimiser of the
+        // friction plus the other forces linearised along t, with the stiffness k that Newton's
+        // own step implies (g_t = -(k + F f'') du_t). Newton's quadratic model of f is poor
+        // across the knee at |u| = eps (curvature 2F/eps inside, 0 outside): a vertex whose
+        // solution lies just past it was approached in halving steps, and a sliding vertex
+        // overshot its slip reversal to slide the other way. Sliding on, the two steps agree;
+        // inside the band they differ by at most |du| / (2 (eps - |u|)) of the step (k > 0
+        // bounds |g_t| from below), which vanishes near a solution off the knee.
+        const double t[2] = {-n[1], n[0]};
+        const double ut = u[0] * t[0] + u[1] * t[1], dut = du[0] * t[0] + du[1] * t[1];
+        if (dut == 0.0) continue;
+        const double lambda = is_barrier ? -options_.stiffness * barrier_derivative(dn, dhat)
+                                         : options_.stiffness * penalty_force(dn, dhat);
+        const double F = options_.friction * lambda, y = std::abs(ut);
+        const double f1 = y >= eps ? 1.0 : y * (2.0 - y / eps) / eps;  // f'(|u|)
+        const double f2 = y >= eps ? 0.0 : 2.0 * (1.0 - y / eps) / eps;
+        const double gt = g[v] * t[0] + g[v + 1] * t[1];
+        const double stiffness = -gt / dut - F * f2;
+        if (!(stiffness > 0.0) || !(F > 0.0)) continue;
+        const double r = gt - F * f1 * (ut < 0.0 ? -1.0 : 1.0);
+        const double step = friction_minimiser_1d(ut, r, stiffness, F, eps) - ut;
+        if (!std::isfinite(step) || step == dut) continue;
+        for (int i = 0; i < 2; ++i) dx[v + i] += (step - dut) * t[i];
+        changed = true;
+      } else if (uu >= eps * eps && u_dot_next < 0.0 && u_next > eps * eps) {
+        // A slip reversal across the band: zero slip instead (the normal part kept).
         for (int i = 0; i < dim_; ++i) dx[v + i] -= du[i] + u[i];
         changed = true;
       }

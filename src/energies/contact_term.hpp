@@ -27,13 +27,15 @@ class ContactTerm final : public EnergyTerm {
                                   Eigen::VectorXd& out) const override;
   void add_hessian_diagonal(const Eigen::VectorXd& x, Eigen::VectorXd& d) const override;
   double max_step(const Eigen::VectorXd& x, const Eigen::VectorXd& dx) const override;
-  /// Slip reversals: a vertex sliding at x (|u| >= eps_v dt) whose step would carry it across
-  /// the sticking band to slide the other way (u . (u + du) < 0, |u + du| > eps_v dt) gets the
-  /// tangential step -u (zero slip). Sliding friction has no tangential curvature, so Newton
-  /// extrapolates a constant friction force past the point where it reverses; the overshoot
-  /// would otherwise ping-pong under line-search halvings. Needs |dx| > sqrt(2) eps_v dt, so
-  /// it never acts near convergence.
-  bool correct_direction(const Eigen::VectorXd& x, Eigen::VectorXd& dx) const override;
+  /// Lagged friction's knee. In 2D, each contact vertex's tangential step becomes the exact
+  /// minimiser of its friction plus its other forces linearised, with the stiffness that
+  /// Newton's own step implies; the smoothed friction's curvature jumps from 2F/eps inside the
+  /// sticking band to 0 outside, so Newton's quadratic model overshot slip reversals and crept
+  /// towards the band's edge in halving steps. Sliding on, the step is unchanged; near a
+  /// solution off the knee the change is of second order. In 3D, a sliding vertex whose step
+  /// would reverse its slip across the band lands at zero slip instead.
+  bool correct_direction(const Eigen::VectorXd& x, const Eigen::VectorXd& g,
+                         Eigen::VectorXd& dx) const override;
 
   std::vector<ParameterGroup> parameter_groups() const override;
   void get_parameters(double* p) const override;

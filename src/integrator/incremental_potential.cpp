@@ -36,10 +36,11 @@ double IncrementalPotential::max_step(const Eigen::VectorXd& x, const Eigen::Vec
   return t;
 }
 
-bool IncrementalPotential::correct_direction(const Eigen::VectorXd& x, Eigen::VectorXd& dx) const {
+bool IncrementalPotential::correct_direction(const Eigen::VectorXd& x, const Eigen::VectorXd& g,
+                                             Eigen::VectorXd& dx) const {
   bool changed = false;
   for (const auto& term : model_.terms)
-    if (active(*term) && term->correct_direction(x, dx)) changed = true;
+    if (active(*term) && term->correct_direction(x, g, dx)) changed = true;
   if (changed)
     for (int i : fixed_) dx[i] = 0.0;
   return changed;

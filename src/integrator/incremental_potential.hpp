@@ -25,7 +25,8 @@ class IncrementalPotential {
   double max_step(const Eigen::VectorXd& x, const Eigen::VectorXd& dx) const;
   /// EnergyTerm::correct_direction of every active term, kinematic dofs kept at zero; true if
   /// any changed dx.
-  bool correct_direction(const Eigen::VectorXd& x, Eigen::VectorXd& dx) const;
+  bool correct_direction(const Eigen::VectorXd& x, const Eigen::VectorXd& g,
+                         Eigen::VectorXd& dx) const;
   /// g = dPhi/dx with kinematic dofs zeroed.
   void gradient(const Eigen::VectorXd& x, Eigen::VectorXd& g) const;
   /// Phi(x) (value() up to round-off) and g = dPhi/dx in one pass over the terms; +infinity,

@@ -117,6 +117,9 @@ NewtonReport newton_solve(const IncrementalPotential& phi, NewtonLinearSolver so
                 "finite)");
   bool project = options.project_hessian && !options.exact_hessian_first;
   bool factorization_reusable = false;  // the last step was full, small and factorised
+  // Corrections stop for the rest of the solve once a corrected direction needs backtracking:
+  // a term's local model then disagrees with the coupled step, and plain Newton is safe.
+  bool correcting = options.correct_directions;
   for (r.iterations = 0; r.iterations < options.max_iterations;) {
     r.gradient_norm = g.lpNorm<Eigen::Infinity>();
     rhs = -g;
@@ -131,12 +134,14 @@ NewtonReport newton_solve(const IncrementalPotential& phi, NewtonLinearSolver so
     if (!newton_direction(phi, solver, options, x, g, rhs, dx, r, project))
       return fail(r, Status::LinearSolverFailed, r.message);
     double slope = g.dot(dx);
-    if (options.correct_directions && slope < 0.0) {
+    bool corrected_direction = false;
+    if (correcting && slope < 0.0) {
       x_try = dx;  // scratch: the plain Newton direction, kept in case the correction ascends
-      if (phi.correct_direction(x, dx)) {
+      if (phi.correct_direction(x, g, dx)) {
         const double corrected = g.dot(dx);
         if (corrected < 0.0) {
           slope = corrected;
+          corrected_direction = true;
         } else {
           dx.swap(x_try);
         }
@@ -217,6 +222,7 @@ NewtonReport newton_solve(const IncrementalPotential& phi, NewtonLinearSolver so
          << options.max_line_search << " halvings (|dx|_inf = " << r.step_norm << ")";
       return fail(r, Status::LineSearchFailed, os.str());
     }
+    if (corrected_direction && alpha < 1.0) correcting = false;
     x.swap(x_try);
     g.swap(g_try);  // every accepted point's gradient was evaluated with its energy
     r.energy = energy;

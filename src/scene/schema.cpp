@@ -122,7 +122,8 @@ constexpr KeySpec kSolverKeys[] = {
      "",
      "true",
      "let energy terms correct Newton directions where their quadratic model fails (friction: a "
-     "slip reversal lands at zero slip); same solution, fewer iterations"},
+     "contact vertex's step goes to its own friction minimiser); same solution, fewer "
+     "iterations"},
     {"on_failure",
      Choice,
      "",

@@ -122,10 +122,11 @@ TEST_CASE("contact: on an incline a block sticks below the friction angle and sl
   }
 }
 
-TEST_CASE("contact: a slip reversal's Newton direction is sent to zero slip") {
-  // ContactTerm::correct_direction: a sliding vertex whose step would carry it across the
-  // sticking band lands at zero slip (normal part kept); small steps and sticking vertices keep
-  // their direction.
+TEST_CASE("contact: friction sends a Newton step to its vertex's 1D minimiser") {
+  // ContactTerm::correct_direction in 2D: a contact vertex's tangential step becomes the exact
+  // minimiser of its friction plus its other forces linearised, with the stiffness k that
+  // Newton's step implies (g_x = -(k + friction curvature) dx). Checked through the term's own
+  // gradient: at the corrected point the friction force balances the linearised other forces.
   auto m = block_on_ground("penalty", 0.5, 5e-5);
   const double dt = 0.01, eps = 1e-3 * dt;  // friction_velocity * dt
   const Eigen::VectorXd x_prev = m->X, v_prev = Eigen::VectorXd::Zero(m->n_dofs());
@@ -136,27 +137,77 @@ TEST_CASE("contact: a slip reversal's Newton direction is sent to zero slip") {
   contact->begin_step(StepContext{dt, dt, &x_prev, &v_prev, 0});
   std::vector<int> bottom, top;
   for (int v = 0; v < m->n_verts; ++v) (m->X[2 * v + 1] < 1e-4 ? bottom : top).push_back(v);
-  REQUIRE(bottom.size() >= 2);
+  REQUIRE(!bottom.empty());
   REQUIRE(!top.empty());
-  const int sliding = bottom[0], sticking = bottom[1], free = top[0];
-  Eigen::VectorXd x = x_prev;
-  x[2 * sliding] += 3.0 * eps;  // slipping forward by 3 eps
-  Eigen::VectorXd dx = Eigen::VectorXd::Zero(m->n_dofs());
-  dx.segment<2>(2 * sliding) << -6.0 * eps, 1e-6;  // would slip backwards by 3 eps
-  dx.segment<2>(2 * sticking) << -6.0 * eps, 2e-6;
-  dx.segment<2>(2 * free) << -6.0 * eps, 3e-6;
-  Eigen::VectorXd corrected = dx;
-  CHECK(contact->correct_direction(x, corrected));
-  CHECK(corrected[2 * sliding] == doctest::Approx(-3.0 * eps).epsilon(1e-12));
-  CHECK(corrected[2 * sliding + 1] == dx[2 * sliding + 1]);
-  corrected.segment<2>(2 * sliding) = dx.segment<2>(2 * sliding);
-  CHECK(corrected == dx);  // nothing else changed
-  // A step that stays on the sliding side, or ends inside the sticking band, is kept.
-  for (const double step : {-2.0 * eps, -3.5 * eps}) {
-    dx[2 * sliding] = step;
-    corrected = dx;
-    CHECK_FALSE(contact->correct_direction(x, corrected));
-    CHECK(corrected == dx);
+  const int foot = bottom[0], free = top[0];
+  // The friction force (x part of the contact gradient) at the foot with slip w.
+  const auto friction = [&](const Eigen::VectorXd& x, double w) {
+    Eigen::VectorXd y = x, g = Eigen::VectorXd::Zero(m->n_dofs());
+    y[2 * foot] = x_prev[2 * foot] + w;
+    contact->add_gradient(y, g);
+    return g[2 * foot];
+  };
+  const double F = friction(x_prev, 5.0 * eps);  // the sliding friction force
+  REQUIRE(F > 0.0);
+  struct Case {
+    const char* what;
+    double slip, push, kappa;  // slip u in eps; other forces r = -push F, stiffness kappa F / eps
+    double lowest, highest;    // where the corrected slip must land, in eps
+  };
+  const Case cases[] = {
+      // Sliding at 3 eps; the sliding friction's zero curvature sends Newton to -3 eps, across
+      // the band; the other forces cannot overcome friction (push 0.88): the foot sticks.
+      {"slip reversal", 3.0, 0.88, 0.02, -1.0, 1.0},
+      // Sticking at 0.2 eps and pushed just past friction (1.05): the band's large curvature
+      // stops Newton at 0.63 eps, short of the knee; the minimiser slides, at 2.7 eps.
+      {"sticking to sliding", 0.2, 1.05, 0.02, 1.0, 1e9},
+  };
+  for (const Case& c : cases) {
+    INFO(c.what);
+    Eigen::VectorXd x = x_prev;
+    x[2 * foot] += c.slip * eps;
+    const double u = c.slip * eps, k = c.kappa * F / eps, r = -c.push * F;
+    const double phi = friction(x, u);
+    const double curvature =
+        (friction(x, u + 1e-4 * eps) - friction(x, u - 1e-4 * eps)) / (2e-4 * eps);
+    // The potential's gradient at the foot, and Newton's step for it.
+    Eigen::VectorXd g = Eigen::VectorXd::Zero(m->n_dofs());
+    g[2 * foot] = r + phi;
+    Eigen::VectorXd dx = Eigen::VectorXd::Zero(m->n_dofs());
+    dx.segment<2>(2 * foot) << -g[2 * foot] / (k + curvature), 1e-6;
+    dx.segment<2>(2 * free) << -6.0 * eps, 3e-6;
+    MESSAGE(std::string(c.what) << ": Newton's slip " << (u + dx[2 * foot]) / eps << " eps");
+    Eigen::VectorXd corrected = dx;
+    REQUIRE(contact->correct_direction(x, g, corrected));
+    const double w = u + corrected[2 * foot];
+    MESSAGE(std::string(c.what) << ": corrected slip " << w / eps << " eps");
+    CHECK(w >= c.lowest * eps);
+    CHECK(w <= c.highest * eps);
+    // Stationary: the linearised other forces balance the friction at w.
+    CHECK(std::abs(r + k * (w - u) + friction(x, w)) <= 1e-9 * F);
+    CHECK(corrected[2 * foot + 1] == dx[2 * foot + 1]);  // the normal part is kept
+    corrected[2 * foot] = dx[2 * foot];
+    CHECK(corrected == dx);  // nothing else changed
+  }
+  // Near a solution the change is of second order: inside the band a step of 1e-4 eps
+  // changes by less than 1e-3 of itself; sliding on, not at all.
+  for (const double slip : {0.5, 3.0}) {
+    INFO("slip " << slip << " eps");
+    Eigen::VectorXd x = x_prev;
+    x[2 * foot] += slip * eps;
+    const double u = slip * eps, du = 1e-4 * eps;
+    const double curvature =
+        (friction(x, u + 1e-6 * eps) - friction(x, u - 1e-6 * eps)) / (2e-6 * eps);
+    Eigen::VectorXd g = Eigen::VectorXd::Zero(m->n_dofs()), dx = g;
+    g[2 * foot] = -(0.02 * F / eps + curvature) * du;
+    dx[2 * foot] = du;
+    contact->correct_direction(x, g, dx);
+    if (slip < 1.0) {
+      CHECK(std::abs(dx[2 * foot] - du) <= 1e-3 * du);
+      CHECK(std::abs(dx[2 * foot] - du) > 0.0);  // corrected, slightly
+    } else {
+      CHECK(dx[2 * foot] == doctest::Approx(du).epsilon(1e-9));
+    }
   }
 }
 

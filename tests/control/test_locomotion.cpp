@@ -106,8 +106,8 @@ TEST_CASE("locomotion: chord steps keep states and gradients and save factorizat
 }
 
 TEST_CASE("locomotion: corrected friction directions keep states and gradients, cut iterations") {
-  // NewtonOptions::correct_directions (slip reversals land at zero slip) against plain Newton
-  // directions: the same minimiser each step, found in fewer iterations.
+  // NewtonOptions::correct_directions (friction steps go to each vertex's 1D minimiser) against
+  // plain Newton directions: the same minimiser each step, found in fewer iterations.
   CreatureOptions o;
   o.steps = 150;
   const Creature c = make_quadruped_2d(o);
