@@ -44,6 +44,12 @@ T penalty_force(const T& d, double delta) {
   return r * r / (4.0 * delta);
 }
 
+/// Lagged friction's normal force at distance dn (from x^n): the contact force magnitude there.
+template <class P>
+P lagged_normal_force(const P& k, const P& dn, double dhat, bool is_barrier) {
+  return is_barrier ? P(-(k * barrier_derivative(dn, dhat))) : P(k * penalty_force(dn, dhat));
+}
+
 /// IPC's smoothed |u| as a function of s = |u|^2: y for y >= eps, a cubic with matching value
 /// and slope below (zero slope at 0: sticking).
 template <class T>
@@ -78,8 +84,7 @@ struct ContactTerm::VertexEnergy {
       // Lagged friction: normal force and tangent plane from the step's start x^n = p[0..dim).
       const P dn = ob.distance(p, dim);
       if (!(ad::value_of(dn) < dhat)) continue;
-      const P lambda =
-          is_barrier ? P(-(k * barrier_derivative(dn, dhat))) : P(k * penalty_force(dn, dhat));
+      const P lambda = lagged_normal_force(k, dn, dhat, is_barrier);
       P n[3];
       ob.unit_normal(p, dim, n);
       T r[3];
@@ -357,13 +362,10 @@ bool ContactTerm::correct_direction(const Eigen::VectorXd& x, const Eigen::Vecto
         rn += (x[v + i] - x_prev_[v + i]) * n[i];
         dxn += dx[v + i] * n[i];
       }
-      double u[3], du[3], uu = 0.0, u_next = 0.0, u_dot_next = 0.0;
+      double u[3], du[3];  // the tangential parts of x - x^n and dx
       for (int i = 0; i < dim_; ++i) {
         u[i] = x[v + i] - x_prev_[v + i] - rn * n[i];
         du[i] = dx[v + i] - dxn * n[i];
-        uu += u[i] * u[i];
-        u_next += (u[i] + du[i]) * (u[i] + du[i]);
-        u_dot_next += u[i] * (u[i] + du[i]);
       }
       if (dim_ == 2) {
         // One tangential dof t: replace Newton's tangential step by the exact minimiser of the
@@ -377,9 +379,9 @@ bool ContactTerm::correct_direction(const Eigen::VectorXd& x, const Eigen::Vecto
         const double t[2] = {-n[1], n[0]};
         const double ut = u[0] * t[0] + u[1] * t[1], dut = du[0] * t[0] + du[1] * t[1];
         if (dut == 0.0) continue;
-        const double lambda = is_barrier ? -options_.stiffness * barrier_derivative(dn, dhat)
-                                         : options_.stiffness * penalty_force(dn, dhat);
-        const double F = options_.friction * lambda, y = std::abs(ut);
+        const double F =
+            options_.friction * lagged_normal_force(options_.stiffness, dn, dhat, is_barrier);
+        const double y = std::abs(ut);
         const double f1 = y >= eps ? 1.0 : y * (2.0 - y / eps) / eps;  // f'(|u|)
         const double f2 = y >= eps ? 0.0 : 2.0 * (1.0 - y / eps) / eps;
         const double gt = g[v] * t[0] + g[v + 1] * t[1];
@@ -390,8 +392,16 @@ bool ContactTerm::correct_direction(const Eigen::VectorXd& x, const Eigen::Vecto
         if (!std::isfinite(step) || step == dut) continue;
         for (int i = 0; i < 2; ++i) dx[v + i] += (step - dut) * t[i];
         changed = true;
-      } else if (uu >= eps * eps && u_dot_next < 0.0 && u_next > eps * eps) {
-        // A slip reversal across the band: zero slip instead (the normal part kept).
+        continue;
+      }
+      // 3D: a slip reversal across the band lands at zero slip (the normal part kept).
+      double uu = 0.0, u_next = 0.0, u_dot_next = 0.0;
+      for (int i = 0; i < dim_; ++i) {
+        uu += u[i] * u[i];
+        u_next += (u[i] + du[i]) * (u[i] + du[i]);
+        u_dot_next += u[i] * (u[i] + du[i]);
+      }
+      if (uu >= eps * eps && u_dot_next < 0.0 && u_next > eps * eps) {
         for (int i = 0; i < dim_; ++i) dx[v + i] -= du[i] + u[i];
         changed = true;
       }

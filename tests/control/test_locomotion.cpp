@@ -34,6 +34,48 @@ double travelled(const Walk& w) {
   return -evaluate_loss(*w.sim, simulate(*w.sim, w.rollout), loss);
 }
 
+/// The fixed demo gait: amplitude 1 and phases 0.9 (m mod 7), a fixed, asymmetric start.
+std::shared_ptr<SineController> demo_gait(int n_muscles) {
+  auto gait = std::make_shared<SineController>(n_muscles, 0.01, 0.3, 2.0);
+  Eigen::VectorXd psi = gait->parameters();
+  for (int i = 0; i < n_muscles; ++i) {
+    psi[i] = 1.0;                        // amplitude
+    psi[n_muscles + i] = 0.9 * (i % 7);  // phase
+  }
+  gait->set_parameters(psi);
+  return gait;
+}
+
+/// Two 150-step walks of the quadruped with the demo gait, under the Newton options that
+/// `configure(options, run)` sets for run 0 and run 1: their trajectories and the gradients of
+/// the distance walked with respect to the gait (each checked trustworthy).
+struct TwoWalks {
+  std::vector<Trajectory> runs;
+  std::vector<Eigen::VectorXd> gradients;
+};
+
+template <class Configure>
+TwoWalks two_walks(const Configure& configure) {
+  CreatureOptions o;
+  o.steps = 150;
+  const Creature c = make_quadruped_2d(o);
+  const auto gait = demo_gait(c.n_muscles);
+  const DisplacementLoss loss(*c.model, {}, Eigen::Vector2d::UnitX());
+  TwoWalks result;
+  for (int run = 0; run < 2; ++run) {
+    Walk w = walker(c, 150, gait);
+    SimulationOptions opt = w.sim->options();
+    configure(opt.newton, run);
+    w.sim = std::make_unique<Simulator>(c.model, opt);
+    result.runs.push_back(simulate(*w.sim, w.rollout));
+    const ParameterSet params(*w.sim, w.rollout, {"controller"});
+    const GradientResult g = gradient(*w.sim, result.runs.back(), loss, params);
+    CHECK(g.report.trustworthy());
+    result.gradients.push_back(g.gradient);
+  }
+  return result;
+}
+
 }  // namespace
 
 TEST_CASE("locomotion: the seed's creatures have their sizes") {
@@ -63,30 +105,9 @@ TEST_CASE("locomotion: chord steps keep states and gradients and save factorizat
   // Chord steps with an earlier factorization (NewtonOptions::chord_window) against Newton
   // steps only: each step's state may differ by about the tolerance (1e-7 * 0.6 m * 0.01 =
   // 6e-10 m, times 1 / (1 - chord_contraction)).
-  CreatureOptions o;
-  o.steps = 150;
-  const Creature c = make_quadruped_2d(o);
-  auto gait = std::make_shared<SineController>(c.n_muscles, 0.01, 0.3, 2.0);
-  Eigen::VectorXd psi = gait->parameters();
-  for (int i = 0; i < c.n_muscles; ++i) {
-    psi[i] = 1.0;
-    psi[c.n_muscles + i] = 0.9 * (i % 7);
-  }
-  gait->set_parameters(psi);
-  const DisplacementLoss loss(*c.model, {}, Eigen::Vector2d::UnitX());
-  std::vector<Trajectory> runs;
-  std::vector<Eigen::VectorXd> gradients;
-  for (const double window : {NewtonOptions{}.chord_window, 0.0}) {
-    Walk w = walker(c, 150, gait);
-    SimulationOptions opt = w.sim->options();
-    opt.newton.chord_window = window;
-    w.sim = std::make_unique<Simulator>(c.model, opt);
-    runs.push_back(simulate(*w.sim, w.rollout));
-    const ParameterSet params(*w.sim, w.rollout, {"controller"});
-    const GradientResult g = gradient(*w.sim, runs.back(), loss, params);
-    CHECK(g.report.trustworthy());
-    gradients.push_back(g.gradient);
-  }
+  const auto [runs, gradients] = two_walks([](NewtonOptions& newton, int run) {
+    if (run == 1) newton.chord_window = 0.0;  // Newton steps only
+  });
   long factorizations[2] = {0, 0};
   double worst = 0.0;
   for (int k = 0; k < 2; ++k)
@@ -108,30 +129,8 @@ TEST_CASE("locomotion: chord steps keep states and gradients and save factorizat
 TEST_CASE("locomotion: corrected friction directions keep states and gradients, cut iterations") {
   // NewtonOptions::correct_directions (friction steps go to each vertex's 1D minimiser) against
   // plain Newton directions: the same minimiser each step, found in fewer iterations.
-  CreatureOptions o;
-  o.steps = 150;
-  const Creature c = make_quadruped_2d(o);
-  auto gait = std::make_shared<SineController>(c.n_muscles, 0.01, 0.3, 2.0);
-  Eigen::VectorXd psi = gait->parameters();
-  for (int i = 0; i < c.n_muscles; ++i) {
-    psi[i] = 1.0;
-    psi[c.n_muscles + i] = 0.9 * (i % 7);
-  }
-  gait->set_parameters(psi);
-  const DisplacementLoss loss(*c.model, {}, Eigen::Vector2d::UnitX());
-  std::vector<Trajectory> runs;
-  std::vector<Eigen::VectorXd> gradients;
-  for (const bool correct : {true, false}) {
-    Walk w = walker(c, 150, gait);
-    SimulationOptions opt = w.sim->options();
-    opt.newton.correct_directions = correct;
-    w.sim = std::make_unique<Simulator>(c.model, opt);
-    runs.push_back(simulate(*w.sim, w.rollout));
-    const ParameterSet params(*w.sim, w.rollout, {"controller"});
-    const GradientResult g = gradient(*w.sim, runs.back(), loss, params);
-    CHECK(g.report.trustworthy());
-    gradients.push_back(g.gradient);
-  }
+  const auto [runs, gradients] =
+      two_walks([](NewtonOptions& newton, int run) { newton.correct_directions = run == 0; });
   long iterations[2] = {0, 0};
   double worst = 0.0;
   for (int k = 0; k < 2; ++k)
@@ -151,13 +150,7 @@ TEST_CASE("locomotion: corrected friction directions keep states and gradients, 
 TEST_CASE("locomotion: gradient training of a gait makes the quadruped move forward") {
   CreatureOptions o;
   o.steps = 100;
-  auto gait = std::make_shared<SineController>(40, 0.01, 0.3, 2.0);
-  Eigen::VectorXd psi = gait->parameters();
-  for (int i = 0; i < 40; ++i) {
-    psi[i] = 1.0;                 // amplitude
-    psi[40 + i] = 0.9 * (i % 7);  // phases: a fixed, asymmetric start
-  }
-  gait->set_parameters(psi);
+  const auto gait = demo_gait(40);
   Walk w = walker(make_quadruped_2d(o), 100, gait);
   const double before = travelled(w);
   const DisplacementLoss loss(*w.creature.model, {}, Eigen::Vector2d::UnitX());
