@@ -116,7 +116,8 @@ json run_resident(const Cantilever& c, int steps, Eigen::VectorXd& x_final) {
   const Body& body = model.bodies.front();
   cuda::DeviceElasticBody device(context, *body.material, body.batch());
   SparsityBuilder builder(model.n_verts, 3);
-  model.terms.front()->declare_sparsity(builder);
+  const auto elastic = model.terms.front()->make_data();
+  model.terms.front()->declare_sparsity(builder, *elastic);
   const HessianAssembler H(builder);
   Eigen::VectorXd force = Eigen::VectorXd::Zero(model.n_dofs());
   for (int v = 0; v < model.n_verts; ++v) force[3 * v + 1] = -9.81 * model.mass[3 * v + 1];
@@ -163,17 +164,23 @@ json components(const Cantilever& c, const Eigen::VectorXd& x) {
   const Model& model = *c.model;
   const Body& body = model.bodies.front();
   const EnergyTerm& term = *model.terms.front();
+  // The elastic term's data for a static evaluation with the model's parameters.
+  const Eigen::VectorXd parameters = term.default_parameters();
+  const auto data = term.make_data();
+  data->step.x_prev = &x;
+  data->parameters = parameters.data();
+  term.begin_step(*data);
   SparsityBuilder builder(model.n_verts, 3);
-  model.terms.front()->declare_sparsity(builder);
+  term.declare_sparsity(builder, *data);
   HessianAssembler H(builder);
   Eigen::VectorXd g(x.size());
   const double cpu_gradient = timed(3, [&] {
     g.setZero();
-    term.add_gradient(x, g);
+    term.value_and_gradient(*data, x, g);
   });
   const double cpu_hessian = timed(3, [&] {
     H.set_zero();
-    term.add_hessian(x, true, H);
+    term.add_hessian(*data, x, true, H);
   });
   H.add_diagonal(model.mass / (0.01 * 0.01));
   CgOptions cg;

@@ -37,15 +37,11 @@ void write_series(Simulator& sim, const Rollout& rollout, const std::string& out
   std::filesystem::create_directories(out);
   PvdWriter pvd(out + "/" + name + ".pvd");
   const Mesh& mesh = sim.model().bodies[0].mesh;
-  State s = rollout.initial;
-  s.step = 0;
-  s.t = 0.0;
-  for (int n = 0;; ++n) {
+  const Trajectory traj = simulate(sim, rollout);
+  for (int n = 0; n <= traj.steps(); ++n) {
     const std::string file = name + "_" + std::to_string(10000 + n).substr(1) + ".vtu";
-    write_vtu(out + "/" + file, mesh, s.x);
-    pvd.add_frame(s.t, file);
-    if (n == rollout.steps) break;
-    advance(sim, rollout, s);
+    write_vtu(out + "/" + file, mesh, traj.state(n).x);
+    pvd.add_frame(traj.state(n).t, file);
   }
 }
 
@@ -128,7 +124,8 @@ int main(int argc, char** argv) {
   const std::string out = argc > 4 ? argv[4] : ".";
   Creature3dOptions co;
   co.steps = steps;
-  if (argc > 5) co.contact = argv[5];
+  if (argc > 5)
+    co.contact = std::string(argv[5]) == "penalty" ? ContactModel::Penalty : ContactModel::Barrier;
   if (which == "all" || which == "quadruped")
     walk("quadruped", make_quadruped_3d(co), iterations, steps, out);
   if (which == "all" || which == "worm") walk("worm", make_worm_3d(6, co), iterations, steps, out);

@@ -74,6 +74,7 @@ struct LinearSolverOptions {
   double rel_tol = 1e-10;      ///< CG stops when ||b - A x|| <= max(rel_tol ||b||, abs_tol).
   double abs_tol = 0.0;        ///< Absolute CG tolerance (same units as b).
   int max_iterations = 10000;  ///< CG iteration limit.
+  bool operator==(const LinearSolverOptions&) const = default;
 };
 
 /// Builds the solver named by `options`.

@@ -1,6 +1,6 @@
 /// @file adjoint.hpp
 /// Exact gradients of a loss on a trajectory by the implicit-function theorem (adjoint method,
-/// ../DESIGN.md "Adjoint"), and forward (tangent) sensitivities for few parameters.
+/// docs/mathematics.md), and forward (tangent) sensitivities for few parameters.
 ///
 /// Each converged step satisfies g(x_{n+1}; x_n, v_n, p) = 0. Walking back from n = T-1, the
 /// adjoint solves H(x_{n+1}) lambda = xbar_{n+1} with the EXACT Hessian (not PSD-projected) and
@@ -67,9 +67,14 @@ struct GradientResult {
 };
 
 /// The loss of a trajectory and its gradient with respect to `params` (theta), by the adjoint.
-/// The simulator must be the one (or equal to the one) that produced the trajectory.
+/// It depends on nothing but the trajectory (its model, options, inputs and states): `sim` is
+/// only a workspace (its analysed pattern and solver are reused), for the trajectory's model
+/// and options. @throws InputError if it is not; ConvergenceError if a Hessian is singular.
 GradientResult gradient(Simulator& sim, const Trajectory& trajectory, const Loss& loss,
                         const ParameterSet& params, const AdjointOptions& options = {});
+/// The same with a workspace of its own.
+GradientResult gradient(const Trajectory& trajectory, const Loss& loss, const ParameterSet& params,
+                        const AdjointOptions& options = {});
 
 /// The loss alone (recomputing checkpoint segments if needed).
 double evaluate_loss(Simulator& sim, const Trajectory& trajectory, const Loss& loss);

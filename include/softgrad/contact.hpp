@@ -1,7 +1,7 @@
 /// @file contact.hpp
-/// Contact and friction against analytic obstacles, as one energy term differentiated like every
-/// other (value, gradient, Hessian, parameter and previous-state products all come from the
-/// element AD applied to a per-vertex energy):
+/// Contact and friction against analytic obstacles (obstacles.hpp), as one energy term
+/// differentiated like every other (value, gradient, Hessian, parameter and previous-state
+/// products all come from the element AD applied to a per-vertex energy):
 ///
 ///   penalty (the seed's model):  W = k/2 sum_i max(0, -d_i)^2           (penetration allowed),
 ///                                smoothed to C2 over |d| < dhat so that Newton converges
@@ -16,11 +16,11 @@
 ///       the start of the step (x^n), and Coulomb's |u| smoothed below eps_v dt (IPC's f0).
 ///       Friction acts in dynamics only; its dependence on x^n is part of the adjoint.
 ///
-/// d_i is vertex i's signed distance to an obstacle (obstacles.hpp). Parameters: "stiffness"
-/// (k or kappa) and "friction" (mu).
+/// d_i is vertex i's signed distance to an obstacle. Parameters: "stiffness" (k or kappa) and
+/// "friction" (mu).
 #pragma once
 
-#include <string>
+#include <memory>
 #include <vector>
 
 #include "softgrad/model.hpp"
@@ -28,14 +28,16 @@
 
 namespace softgrad {
 
+enum class ContactModel { Barrier, Penalty };
+
 struct ContactOptions {
-  std::string model = "barrier";  ///< "barrier" or "penalty"
+  ContactModel model = ContactModel::Barrier;
   /// Penalty k or barrier kappa [N/m].
   double stiffness = 1e4;
   double activation_distance = 1e-3;  ///< dhat [m]: barrier range, penalty smoothing band
   double friction = 0.0;              ///< Coulomb coefficient mu
   double friction_velocity = 1e-3;    ///< eps_v [m/s]: below it friction is smoothed (sticking)
-  std::vector<Obstacle> obstacles;
+  std::vector<std::shared_ptr<const Obstacle>> obstacles;
   std::vector<int> vertices;  ///< vertices that collide (empty: all)
 };
 

@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "softgrad/contact.hpp"
 #include "softgrad/model.hpp"
 
 namespace softgrad {
@@ -56,10 +57,10 @@ struct Creature3dOptions {
   int resolution = 1;   ///< cubes per cell edge
   double youngs = 5e4;  ///< [Pa]
   double poisson = 0.3;
-  double density = 1000.0;          ///< [kg/m^3]
-  double muscle_stiffness = 1e5;    ///< fibre stiffness k [Pa]
-  std::string contact = "barrier";  ///< "barrier" (never penetrates) or "penalty" (contact.hpp)
-  double contact_stiffness = 1e4;   ///< penalty k or barrier kappa [N/m]
+  double density = 1000.0;                       ///< [kg/m^3]
+  double muscle_stiffness = 1e5;                 ///< fibre stiffness k [Pa]
+  ContactModel contact = ContactModel::Barrier;  ///< never penetrates; or Penalty (contact.hpp)
+  double contact_stiffness = 1e4;                ///< penalty k or barrier kappa [N/m]
   double friction = 0.8;
   double gap = 1e-3;  ///< height of the lowest vertices above the ground at rest [m]
   int steps = 1000;   ///< activations are stored for this many steps

@@ -45,7 +45,14 @@ struct KinematicGroup {
   double stop = 1e300;  ///< motion stops [s] (after: held)
 };
 
-/// Everything fixed after loading. Build with ModelBuilder-style helpers (add_body, finalize).
+/// Values of every energy term's parameters, one vector per Model::terms entry (each
+/// EnergyTerm::n_parameters() long): what a rollout evaluates the model with.
+using TermParameters = std::vector<Eigen::VectorXd>;
+
+/// Everything fixed after loading. Built by the functions below (add_body, add_elastic_terms,
+/// add_gravity, ...; add_contact, add_muscle_edges and add_fibre_muscles in their headers),
+/// then shared as `std::shared_ptr<const Model>`: nothing writes to it during a rollout, so
+/// any number of rollouts (threads, processes, Python objects) can share one.
 struct Model {
   int dim = 3;
   int n_verts = 0;
@@ -53,7 +60,7 @@ struct Model {
   Eigen::VectorXd X;     ///< rest positions, flat (n_verts * dim)
   Eigen::VectorXd mass;  ///< lumped mass per dof [kg]
   std::vector<KinematicGroup> kinematic;
-  std::vector<std::unique_ptr<EnergyTerm>> terms;  ///< all potentials besides inertia
+  std::vector<std::unique_ptr<const EnergyTerm>> terms;  ///< all potentials besides inertia
 
   int n_dofs() const { return n_verts * dim; }
   /// Dofs with prescribed positions (sorted, unique).
@@ -62,6 +69,11 @@ struct Model {
   void apply_kinematics(double t, Eigen::VectorXd& x) const;
   /// Diagonal of the bounding box of the rest positions [m] (the length scale of tolerances).
   double length_scale() const;
+  /// The parameter values the terms were built with.
+  TermParameters default_parameters() const;
+  /// The index in `terms` of the term called `name`.
+  /// @throws InputError listing the terms' names if there is none.
+  int find_term(const std::string& name) const;
 };
 
 /// Appends a body: validates the mesh (InputError naming the body), computes Dm^-1, volumes and

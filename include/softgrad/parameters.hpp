@@ -49,10 +49,13 @@ class ParameterSet {
   /// The block holding entry i.
   const Block& block_of(int i) const;
 
-  /// theta from the model and rollout. @throws InputError if a tied group's values differ.
+  /// theta from the rollout (its parameters, or the model's defaults where it has none).
+  /// @throws InputError if a tied group's values differ.
   Eigen::VectorXd get(const Simulator& sim, const Rollout& rollout) const;
-  /// Writes theta into the model (through the terms, which validate) and the rollout.
-  void set(Simulator& sim, Rollout& rollout, const Eigen::VectorXd& theta) const;
+  /// Writes theta into the rollout: its initial state, controller (a new copy), kinematic path
+  /// and parameters (filled with the model's defaults first if empty). The model is not touched.
+  /// @throws InputError for a value the term or controller rejects (naming it).
+  void set(const Simulator& sim, Rollout& rollout, const Eigen::VectorXd& theta) const;
 
   /// Every selectable name for a simulator and rollout, with a one-line description each.
   static std::vector<std::pair<std::string, std::string>> available(const Simulator& sim,

@@ -55,7 +55,7 @@ struct OutputOptions {
 struct Scene {
   std::filesystem::path file;  ///< where it came from (for messages); empty for strings
   std::string name;
-  std::shared_ptr<Model> model;
+  std::shared_ptr<const Model> model;  ///< fixed once loaded
   SimulationOptions options;
   double duration = 1.0;      ///< [s]
   int steps = 100;            ///< round(duration / dt)

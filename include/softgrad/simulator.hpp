@@ -46,6 +46,7 @@ struct NewtonOptions {
   /// direction needs backtracking. Same solution, fewer iterations (2D quadruped: 4.88 -> 4.05
   /// Newton iterations per step); false: plain Newton directions.
   bool correct_directions = true;
+  bool operator==(const NewtonOptions&) const = default;
 };
 
 /// What to do when Newton does not converge within a step.
@@ -59,6 +60,7 @@ struct SimulationOptions {
   NewtonOptions newton;
   LinearSolverOptions linear;  ///< "cholmod", "pcg" or "matfree"
   FailurePolicy on_failure = FailurePolicy::Stop;
+  bool operator==(const SimulationOptions&) const = default;
 };
 
 struct NewtonReport {
@@ -82,31 +84,44 @@ struct NewtonReport {
 
 const char* to_string(NewtonReport::Status s);
 
-/// Runs steps on a model. Owns the Hessian assembler and the linear solver, so the sparsity
-/// pattern is analysed once and the last factorization stays available (the adjoint reuses it).
+/// One rollout's workspace for a Model: the Hessian assembler (its pattern analysed once), the
+/// linear solver with its last factorization (the adjoint reuses it), and the energy terms'
+/// per-rollout data. The Model is shared and never written; run two rollouts side by side
+/// with one Simulator each. A Simulator is not thread-safe.
 class Simulator {
  public:
-  Simulator(std::shared_ptr<Model> model, SimulationOptions options);
+  Simulator(std::shared_ptr<const Model> model, SimulationOptions options);
   ~Simulator();
 
   /// The state at rest (x = X, v = 0, t = 0) with kinematics applied at t = 0.
   State rest_state() const;
-  /// One backward-Euler step from s to s(t + dt), in place. On failure with policy Stop, s is
-  /// left unchanged. `prescribed` (optional) overrides the scripted kinematics: the positions of
+  /// One backward-Euler step from s to s(t + dt), in place, with the terms' parameter values
+  /// `parameters` (Model::default_parameters() layout). On failure with policy Stop, s is left
+  /// unchanged. `prescribed` (optional) overrides the scripted kinematics: the positions of
   /// Model::kinematic_dofs() (in that order) at the end of the step.
+  /// @throws InputError for parameters or prescribed positions of the wrong sizes.
+  NewtonReport step(State& s, const TermParameters& parameters,
+                    const Eigen::VectorXd* prescribed = nullptr);
+  /// The same with the model's default parameters.
   NewtonReport step(State& s, const Eigen::VectorXd* prescribed = nullptr);
   /// Static equilibrium under the potentials (no inertia, no damping), starting from s.x, with
   /// kinematics at s.t. @throws InputError if nothing is held fixed (the problem is singular
   /// or unbounded).
+  NewtonReport solve_static(State& s, const TermParameters& parameters,
+                            const Eigen::VectorXd* prescribed = nullptr);
   NewtonReport solve_static(State& s, const Eigen::VectorXd* prescribed = nullptr);
 
   const Model& model() const { return *model_; }
-  /// The model for changing parameters between runs (through ParameterSet or the terms'
-  /// set_parameters); the structure (bodies, terms, kinematic dofs) must not change.
-  Model& mutable_model() { return *model_; }
+  const std::shared_ptr<const Model>& shared_model() const { return model_; }
   const SimulationOptions& options() const { return options_; }
-  /// Total potential energy sum_terms W(x) (no inertia) [J].
-  double potential_energy(const Eigen::VectorXd& x) const;
+  /// The model's default parameter values.
+  const TermParameters& default_parameters() const { return defaults_; }
+  /// @throws InputError unless `parameters` has one vector per term of the right length.
+  void check_parameters(const TermParameters& parameters) const;
+  /// Total potential energy sum_terms W(x) (no inertia, no damping) at time t [J].
+  double potential_energy(const Eigen::VectorXd& x, const TermParameters& parameters,
+                          double t = 0.0);
+  double potential_energy(const Eigen::VectorXd& x) { return potential_energy(x, defaults_); }
   /// Kinetic energy 1/2 v^T M v [J].
   double kinetic_energy(const Eigen::VectorXd& v) const;
 
@@ -116,8 +131,10 @@ class Simulator {
 
   friend class StepLinearization;  // the adjoint reuses the assembler and the pattern analysis
   struct Impl;
-  std::shared_ptr<Model> model_;
+  std::shared_ptr<const Model> model_;
   SimulationOptions options_;
+  TermParameters defaults_;
+  std::vector<int> n_parameters_;  ///< per term
   std::unique_ptr<Impl> impl_;
 };
 

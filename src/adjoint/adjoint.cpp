@@ -35,8 +35,12 @@ class Segment {
         buffer_[n - a] = traj_.state(n);
         continue;
       }
+      // The step as simulate() took it, with the inputs the trajectory recorded.
       buffer_[n - a] = buffer_[n - a - 1];
-      advance(sim_, traj_.rollout(), buffer_[n - a]);
+      const Rollout& r = traj_.rollout();
+      const int step = buffer_[n - a].step;
+      sim_.step(buffer_[n - a], traj_.parameters(),
+                r.kinematic_path.empty() ? nullptr : &r.kinematic_path[step]);
       ++report.recomputed_steps;
     }
     std::size_t bytes = 0;
@@ -124,6 +128,15 @@ void note_unconverged(const Trajectory& traj, AdjointReport& report) {
   }
 }
 
+/// @throws InputError unless sim is a workspace for the trajectory's model and options.
+void check_workspace(const Simulator& sim, const Trajectory& traj) {
+  if (sim.shared_model() != traj.model())
+    throw InputError("gradient: the simulator's model is not the trajectory's");
+  if (!(sim.options() == traj.options()))
+    throw InputError(
+        "gradient: the simulator's options differ from those the trajectory was simulated with");
+}
+
 }  // namespace
 
 std::size_t peak_rss_bytes() {
@@ -133,6 +146,7 @@ std::size_t peak_rss_bytes() {
 }
 
 double evaluate_loss(Simulator& sim, const Trajectory& traj, const Loss& loss) {
+  check_workspace(sim, traj);
   const int T = traj.steps();
   const int k = traj.checkpoint_every();
   Segment segment(sim, traj);
@@ -148,9 +162,16 @@ double evaluate_loss(Simulator& sim, const Trajectory& traj, const Loss& loss) {
   return l;
 }
 
+GradientResult gradient(const Trajectory& traj, const Loss& loss, const ParameterSet& params,
+                        const AdjointOptions& options) {
+  Simulator sim(traj.model(), traj.options());
+  return gradient(sim, traj, loss, params, options);
+}
+
 GradientResult gradient(Simulator& sim, const Trajectory& traj, const Loss& loss,
                         const ParameterSet& params, const AdjointOptions& options) {
   const auto t_start = Clock::now();
+  check_workspace(sim, traj);
   const Model& model = sim.model();
   const int T = traj.steps();
   const int k = traj.checkpoint_every();
@@ -173,7 +194,7 @@ GradientResult gradient(Simulator& sim, const Trajectory& traj, const Loss& loss
   int ct = -1, m_out = 0;
   Eigen::VectorXd carry, u_prev, ubar;
   if (controller) {
-    ct = controlled_term(sim, traj.rollout());
+    ct = bind_controller(model, traj.rollout()).term;
     m_out = controller->n_outputs();
     if (acc.term_bars[ct].size() == 0) acc.term_bars[ct].setZero(model.terms[ct]->n_parameters());
     acc.controller.setZero(controller->n_parameters());
@@ -203,7 +224,7 @@ GradientResult gradient(Simulator& sim, const Trajectory& traj, const Loss& loss
         xbar_prev.setZero();
       }
       vbar_prev.setZero();
-      lin.linearize(prev, next.x, statics);
+      lin.linearize(prev, next.x, statics, traj.parameters());
       const LinearSolveReport lr = lin.solve(xbar, lambda);
       report.linear_iterations += lr.iterations;
       report.worst_relative_residual =
@@ -232,8 +253,7 @@ GradientResult gradient(Simulator& sim, const Trajectory& traj, const Loss& loss
         const int step = n - 1;  // the controller acted at the start of this step, on `prev`
         ubar = acc.term_bars[ct].segment(step * m_out, m_out) + carry;
         u_prev.setZero();
-        if (step > 0)
-          model.terms[ct]->get_parameter_range((step - 1) * m_out, u_prev.data(), m_out);
+        if (step > 0) u_prev = traj.parameters()[ct].segment((step - 1) * m_out, m_out);
         carry.setZero();
         controller->backprop(step, prev, u_prev, ubar, acc.controller, xbar, vbar, carry);
       }

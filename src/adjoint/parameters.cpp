@@ -21,10 +21,9 @@ std::string list_available(const Simulator& sim, const Rollout& rollout) {
   return os.str();
 }
 
-Eigen::VectorXd term_values(const EnergyTerm& t) {
-  Eigen::VectorXd p(t.n_parameters());
-  t.get_parameters(p.data());
-  return p;
+/// The rollout's values of term k: its own, or the model's defaults.
+const Eigen::VectorXd& term_values(const Simulator& sim, const Rollout& rollout, int k) {
+  return rollout.parameters.empty() ? sim.default_parameters()[k] : rollout.parameters[k];
 }
 
 }  // namespace
@@ -181,8 +180,7 @@ Eigen::VectorXd ParameterSet::get(const Simulator& sim, const Rollout& rollout) 
         break;
       }
       case Source::Term: {
-        const Eigen::VectorXd p = term_values(*model.terms[b.term]);
-        const auto slice = p.segment(b.group.offset, b.group.size);
+        const auto slice = term_values(sim, rollout, b.term).segment(b.group.offset, b.group.size);
         if (b.tied) {
           if (slice.maxCoeff() != slice.minCoeff())
             throw InputError("parameter '" + b.name + "' varies over the elements (from " +
@@ -200,12 +198,14 @@ Eigen::VectorXd ParameterSet::get(const Simulator& sim, const Rollout& rollout) 
   return theta;
 }
 
-void ParameterSet::set(Simulator& sim, Rollout& rollout, const Eigen::VectorXd& theta) const {
+void ParameterSet::set(const Simulator& sim, Rollout& rollout, const Eigen::VectorXd& theta) const {
   if (theta.size() != size_)
     throw InputError("parameters: expected " + std::to_string(size_) + " values, got " +
                      std::to_string(theta.size()));
   if (!theta.allFinite()) throw InputError("parameters: theta contains NaN or infinite values");
-  Model& model = sim.mutable_model();
+  const Model& model = sim.model();
+  if (rollout.parameters.empty()) rollout.parameters = sim.default_parameters();
+  sim.check_parameters(rollout.parameters);
   for (const Block& b : blocks_) {
     const auto values = theta.segment(b.offset, b.size);
     switch (b.source) {
@@ -215,10 +215,12 @@ void ParameterSet::set(Simulator& sim, Rollout& rollout, const Eigen::VectorXd& 
       case Source::InitialVelocity:
         rollout.initial.v = values;
         break;
-      case Source::Controller:
-        rollout.controller = rollout.controller->clone();  // copies of the rollout keep theirs
-        rollout.controller->set_parameters(values);
+      case Source::Controller: {
+        std::shared_ptr<Controller> copy = rollout.controller->clone();  // others keep theirs
+        copy->set_parameters(values);
+        rollout.controller = std::move(copy);
         break;
+      }
       case Source::Kinematic: {
         const int m = static_cast<int>(model.kinematic_dofs().size());
         const int steps = b.size / std::max(m, 1);
@@ -227,14 +229,15 @@ void ParameterSet::set(Simulator& sim, Rollout& rollout, const Eigen::VectorXd& 
         break;
       }
       case Source::Term: {
-        EnergyTerm& t = *model.terms[b.term];
-        Eigen::VectorXd p = term_values(t);
+        // Validated as a whole vector, written only if valid.
+        Eigen::VectorXd p = rollout.parameters[b.term];
         if (b.tied) {
           p.segment(b.group.offset, b.group.size).setConstant(values[0]);
         } else {
           p.segment(b.group.offset, b.group.size) = values;
         }
-        t.set_parameters(p.data());
+        model.terms[b.term]->validate_parameters(p.data());
+        rollout.parameters[b.term].swap(p);
         break;
       }
     }

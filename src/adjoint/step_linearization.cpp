@@ -21,7 +21,7 @@ StepLinearization::StepLinearization(Simulator& sim, const LinearSolverOptions& 
     solver_ = impl_.linear.get();  // the forward solve's symbolic analysis, reused
   } else {
     own_solver_ = make_linear_solver(options_);
-    own_solver_->analyze(impl_.assembler->matrix());
+    own_solver_->analyze(impl_.phi->matrix());
     solver_ = own_solver_.get();
   }
 }
@@ -37,7 +37,8 @@ const std::vector<int>& StepLinearization::kinematic_dofs() const {
   return impl_.phi->fixed_dofs();
 }
 
-void StepLinearization::linearize(const State& prev, const Eigen::VectorXd& x, bool statics) {
+void StepLinearization::linearize(const State& prev, const Eigen::VectorXd& x, bool statics,
+                                  const TermParameters& parameters) {
   const double dt = statics ? 0.0 : sim_.options().dt;
   statics_ = statics;
   dt_ = dt;
@@ -46,7 +47,7 @@ void StepLinearization::linearize(const State& prev, const Eigen::VectorXd& x, b
   x_ = x;
   const StepContext ctx{dt, statics ? prev.t : prev.t + dt, &x_prev_, &v_prev_,
                         statics ? 0 : prev.step};
-  impl_.phi->begin(ctx, statics ? x_prev_ : Eigen::VectorXd(x_prev_ + dt * v_prev_));
+  impl_.phi->begin(ctx, statics ? x_prev_ : Eigen::VectorXd(x_prev_ + dt * v_prev_), parameters);
   indefinite_ = false;
   if (matrix_free_) return;  // Hessian-vector products at solve time
   impl_.phi->hessian(x_, /*project=*/false);
@@ -93,18 +94,21 @@ LinearSolveReport StepLinearization::solve(const Eigen::VectorXd& rhs, Eigen::Ve
   return r;
 }
 
-void StepLinearization::hessian_product(const Eigen::VectorXd& u, Eigen::VectorXd& out) const {
+void StepLinearization::hessian_product(const Eigen::VectorXd& u, Eigen::VectorXd& out) {
   const Model& model = sim_.model();
+  IncrementalPotential& phi = *impl_.phi;
   out.setZero(u.size());
   if (!statics_) out = model.mass.cwiseProduct(u) / (dt_ * dt_);
-  for (const auto& t : model.terms)
-    if (!statics_ || t->in_statics()) t->add_hessian_vector_product(x_, u, out);
+  for (size_t k = 0; k < model.terms.size(); ++k)
+    if (phi.active(static_cast<int>(k)))
+      model.terms[k]->add_hessian_vector_product(phi.data(k), x_, u, out);
 }
 
 void StepLinearization::pull_back(const Eigen::VectorXd& lambda, Eigen::VectorXd& x_prev_bar,
                                   Eigen::VectorXd& v_prev_bar,
-                                  std::vector<Eigen::VectorXd>& term_bars) const {
+                                  std::vector<Eigen::VectorXd>& term_bars) {
   const Model& model = sim_.model();
+  IncrementalPotential& phi = *impl_.phi;
   scratch_ = -lambda;  // every product is linear in lambda: pass -lambda to get -lambda^T dg/dy
   if (!statics_) {
     // Inertia: g = M (x - x_n - dt v_n) / dt^2.
@@ -112,30 +116,32 @@ void StepLinearization::pull_back(const Eigen::VectorXd& lambda, Eigen::VectorXd
     v_prev_bar += model.mass.cwiseProduct(lambda) / dt_;
   }
   for (size_t k = 0; k < model.terms.size(); ++k) {
-    const EnergyTerm& t = *model.terms[k];
-    if (statics_ && !t.in_statics()) continue;
-    if (!statics_ && t.depends_on_previous_state())
-      t.add_previous_state_mixed_product(x_, scratch_, x_prev_bar, v_prev_bar);
-    if (k < term_bars.size() && term_bars[k].size() > 0)
-      t.add_parameter_mixed_product(x_, scratch_, term_bars[k].data());
+    if (!phi.active(static_cast<int>(k))) continue;
+    TermData& d = phi.data(k);
+    StepInputBars bars;
+    if (k < term_bars.size() && term_bars[k].size() > 0) bars.parameters = term_bars[k].data();
+    if (!statics_ && model.terms[k]->depends_on_previous_state(d)) bars.x_prev = &x_prev_bar;
+    if (bars.parameters || bars.x_prev) model.terms[k]->pull_back(d, x_, scratch_, bars);
   }
 }
 
 void StepLinearization::push_forward(const Eigen::VectorXd& dx_prev, const Eigen::VectorXd& dv_prev,
-                                     const std::vector<const double*>& dp,
-                                     Eigen::VectorXd& dg) const {
+                                     const std::vector<const double*>& dp, Eigen::VectorXd& dg) {
   const Model& model = sim_.model();
+  IncrementalPotential& phi = *impl_.phi;
   if (statics_) {
     dg.setZero(x_.size());
   } else {
     dg = -model.mass.cwiseProduct(dx_prev + dt_ * dv_prev) / (dt_ * dt_);
   }
   for (size_t k = 0; k < model.terms.size(); ++k) {
-    const EnergyTerm& t = *model.terms[k];
-    if (statics_ && !t.in_statics()) continue;
-    if (!statics_ && t.depends_on_previous_state())
-      t.add_previous_state_jvp(x_, dx_prev, dv_prev, dg);
-    if (k < dp.size() && dp[k]) t.add_parameter_jvp(x_, dp[k], dg);
+    if (!phi.active(static_cast<int>(k))) continue;
+    TermData& d = phi.data(k);
+    StepInputDirections directions;
+    if (k < dp.size()) directions.parameters = dp[k];
+    if (!statics_ && model.terms[k]->depends_on_previous_state(d)) directions.x_prev = &dx_prev;
+    if (directions.parameters || directions.x_prev)
+      model.terms[k]->push_forward(d, x_, directions, dg);
   }
 }
 

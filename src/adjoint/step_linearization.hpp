@@ -25,10 +25,12 @@ class StepLinearization {
 
   std::string backend() const;
 
-  /// Linearises the step prev -> x (dynamic), or the equilibrium x at prev.t (statics).
+  /// Linearises the step prev -> x (dynamic), or the equilibrium x at prev.t (statics), with the
+  /// rollout's parameter values (which must outlive the linearisation's use).
   /// Factorises the exact Hessian; if it is not positive definite, falls back to sparse LU
   /// and indefinite() says so.
-  void linearize(const State& prev, const Eigen::VectorXd& x, bool statics);
+  void linearize(const State& prev, const Eigen::VectorXd& x, bool statics,
+                 const TermParameters& parameters);
   bool indefinite() const { return indefinite_; }
 
   /// lambda = H^-1 rhs on the free dofs, 0 on the kinematic ones (rhs there is ignored).
@@ -36,17 +38,17 @@ class StepLinearization {
   LinearSolveReport solve(const Eigen::VectorXd& rhs, Eigen::VectorXd& lambda);
 
   /// out = H_full u: the exact Hessian of the potential without kinematic elimination.
-  void hessian_product(const Eigen::VectorXd& u, Eigen::VectorXd& out) const;
+  void hessian_product(const Eigen::VectorXd& u, Eigen::VectorXd& out);
 
   /// For y_bar = -lambda^T dg/dy over the step's inputs y:
   /// x_prev_bar += ..., v_prev_bar += ..., term_bars[t] += ... (for each t with a non-empty
   /// vector, sized Model::terms[t]->n_parameters()).
   void pull_back(const Eigen::VectorXd& lambda, Eigen::VectorXd& x_prev_bar,
-                 Eigen::VectorXd& v_prev_bar, std::vector<Eigen::VectorXd>& term_bars) const;
+                 Eigen::VectorXd& v_prev_bar, std::vector<Eigen::VectorXd>& term_bars);
 
   /// dg = dg/dx_n dx_prev + dg/dv_n dv_prev + sum_t dg/dp_t dp[t] (dp[t] null: no direction).
   void push_forward(const Eigen::VectorXd& dx_prev, const Eigen::VectorXd& dv_prev,
-                    const std::vector<const double*>& dp, Eigen::VectorXd& dg) const;
+                    const std::vector<const double*>& dp, Eigen::VectorXd& dg);
 
   const std::vector<int>& kinematic_dofs() const;
 
@@ -63,7 +65,7 @@ class StepLinearization {
   double dt_ = 0.0;
   Eigen::VectorXd x_;
   Eigen::VectorXd x_prev_, v_prev_;
-  mutable Eigen::VectorXd scratch_;
+  Eigen::VectorXd scratch_;
 };
 
 }  // namespace softgrad

@@ -76,7 +76,7 @@ Trajectory simulate_with_sensitivities(Simulator& sim, const Rollout& rollout,
   for (int n = 0; n < T; ++n) {
     const State& prev = result.state(n);
     const State& next = result.state(n + 1);
-    lin.linearize(prev, next.x, statics);
+    lin.linearize(prev, next.x, statics, result.parameters());
     if (lin.indefinite()) rep.indefinite_steps.push_back(n);
     for (int j = 0; j < P; ++j) {
       std::fill(dp.begin(), dp.end(), nullptr);

@@ -41,7 +41,7 @@ std::vector<CurveSample> gradient_curve(const TrainReport& report) {
   return curve;
 }
 
-double write_rollout(LocomotionProblem& p, const std::shared_ptr<Controller>& controller,
+double write_rollout(LocomotionProblem& p, const std::shared_ptr<const Controller>& controller,
                      const std::filesystem::path& dir, int every, const std::string& title) {
   Rollout r = p.rollout;
   r.controller = controller;

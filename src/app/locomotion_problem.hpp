@@ -48,7 +48,7 @@ std::vector<CurveSample> gradient_curve(const TrainReport& report);
 /// every `every` steps (0: none) and, for a 2D creature, gait.svg (about 8 frames overlaid).
 /// Returns the distance travelled [m]. @throws InputError if a file cannot be written, or
 /// ConvergenceError if the episode fails.
-double write_rollout(LocomotionProblem& p, const std::shared_ptr<Controller>& controller,
+double write_rollout(LocomotionProblem& p, const std::shared_ptr<const Controller>& controller,
                      const std::filesystem::path& dir, int every, const std::string& title);
 
 /// "1.23e+04" style text for a step count, "not reached" for -1.

@@ -23,25 +23,13 @@ double seconds_since(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
 }
 
-// One step: backward Euler, or in a static scene the equilibrium at the next load time.
-// A locomotion scene's controller drives the muscles (for the steps its activations cover).
-NewtonReport advance(Simulator& sim, const Scene& scene, const Rollout& rollout, State& s,
-                     int step) {
-  if (scene.locomotion && s.step < scene.locomotion->controller_steps)
-    apply_controller(sim, rollout, s);
-  if (!scene.static_solve) return sim.step(s);
-  State trial = s;
-  trial.t = step * scene.options.dt;
-  NewtonReport r = sim.solve_static(trial);
-  if (r.converged() || scene.options.on_failure == FailurePolicy::Continue) s = std::move(trial);
-  return r;
-}
-
-// The step loop: fills result.steps and stops at the end, a Newton failure under Stop, or an
-// interrupt. Frames are written every output.every steps.
-void step_loop(Simulator& sim, const Scene& scene, const RunOptions& options, State& s,
-               FrameWriter* frames, RunResult& result) {
-  const Rollout rollout = scene.rollout(sim);
+// The step loop: the library's rollout step (the scene's controller, where the scene has one,
+// for the steps its muscles hold activations for); a static scene's step is the equilibrium at
+// the next load time k dt. Fills result.steps and stops at the end, a Newton failure under
+// Stop, or an interrupt. Frames are written every output.every steps.
+void step_loop(Simulator& sim, const Scene& scene, const RunOptions& options, Rollout& rollout,
+               State& s, FrameWriter* frames, RunResult& result) {
+  const ControllerBinding binding = bind_controller(sim.model(), rollout);
   const Clock::time_point start = Clock::now();
   for (int k = 1; k <= scene.steps; ++k) {
     if (options.interrupt && *options.interrupt) {
@@ -50,7 +38,9 @@ void step_loop(Simulator& sim, const Scene& scene, const RunOptions& options, St
       break;
     }
     const Clock::time_point step_start = Clock::now();
-    const NewtonReport report = advance(sim, scene, rollout, s, k);
+    State next = s;
+    if (scene.static_solve) next.t = k * scene.options.dt;
+    const NewtonReport report = advance(sim, rollout, next, binding);
     const double wall = seconds_since(step_start);
     if (!report.converged() && scene.options.on_failure == FailurePolicy::Stop) {
       result.status = RunStatus::NewtonFailed;
@@ -59,8 +49,10 @@ void step_loop(Simulator& sim, const Scene& scene, const RunOptions& options, St
       result.message = report.message;
       break;
     }
+    s = std::move(next);
     result.steps.push_back({k, s.t, report.iterations, report.linear_iterations, report.converged(),
-                            sim.kinetic_energy(s.v), sim.potential_energy(s.x), wall});
+                            sim.kinetic_energy(s.v),
+                            sim.potential_energy(s.x, rollout.parameters, s.t), wall});
     if (frames && k % scene.output.every == 0) frames->write(s, k);
     if (options.progress) options.progress->update(k, seconds_since(start));
   }
@@ -125,15 +117,18 @@ RunResult run_scene(const Scene& scene, const RunOptions& options) {
   }
   result.setup_time_s = seconds_since(setup_start);
 
-  // The rest state with the scene's initial velocity, then the steps.
-  State s = sim.rest_state();
-  s.v = scene.rollout(sim).initial.v;
+  // The scene's initial state (rest, bent, moving), then the steps.
+  Rollout rollout = scene.rollout(sim);
+  rollout.parameters = sim.default_parameters();
+  State s = rollout.initial;
+  s.t = 0.0;
+  s.step = 0;
   result.initial_kinetic_energy = sim.kinetic_energy(s.v);
-  result.initial_potential_energy = sim.potential_energy(s.x);
+  result.initial_potential_energy = sim.potential_energy(s.x, rollout.parameters);
   FrameWriter* writer = frames ? &*frames : nullptr;
   try {
     if (writer) writer->write(s, 0);
-    step_loop(sim, scene, options, s, writer, result);
+    step_loop(sim, scene, options, rollout, s, writer, result);
     if (options.progress) options.progress->finish();
   } catch (const std::exception& e) {
     // Leave a summary that says why the run stopped, if the disk lets us, and report the error.

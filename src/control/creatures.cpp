@@ -91,12 +91,11 @@ Creature make_cell_creature(const std::vector<std::string>& layout, const Creatu
   g << 0.0, -9.81;
   add_gravity(m, g);
   ContactOptions contact;
-  contact.model = "penalty";
+  contact.model = ContactModel::Penalty;
   contact.stiffness = o.contact_stiffness;
   contact.friction = o.friction;
-  Obstacle ground;
-  ground.name = "ground";
-  contact.obstacles = {ground};
+  contact.obstacles = {
+      std::make_shared<HalfSpace>("ground", Eigen::Vector3d::Zero(), Eigen::Vector3d::UnitY())};
   add_contact(m, contact);
   c.n_muscles = static_cast<int>(muscles.size());
   add_muscle_edges(m, c.muscle_term, muscles, o.muscle_stiffness, c.n_muscles, o.steps);

@@ -112,9 +112,8 @@ Creature cell_creature(const std::string& name, const CellMesh& cells, int n_mus
     contact.model = o.contact;
     contact.stiffness = o.contact_stiffness;
     contact.friction = o.friction;
-    Obstacle ground;
-    ground.name = "ground";
-    contact.obstacles = {ground};
+    contact.obstacles = {
+        std::make_shared<HalfSpace>("ground", Eigen::Vector3d::Zero(), Eigen::Vector3d::UnitY())};
     add_contact(m, contact);
   }
   std::vector<FibreMuscle> muscles(n_muscles);

@@ -6,7 +6,6 @@
 #include <sstream>
 
 #include "../energies/constant_force_term.hpp"
-#include "../energies/contact_term.hpp"
 #include "../energies/damping_term.hpp"
 #include "../energies/elastic_term.hpp"
 #include "../energies/step_force_term.hpp"
@@ -115,50 +114,6 @@ void add_step_forces(Model& model, std::string name, std::vector<int> dofs, int 
                                                         std::move(values)));
 }
 
-void add_contact(Model& model, ContactOptions options) {
-  if (options.model != "barrier" && options.model != "penalty")
-    throw InputError("contact model '" + options.model + "' is unknown (barrier, penalty)");
-  if (!(options.stiffness > 0.0) || !std::isfinite(options.stiffness))
-    throw InputError("contact stiffness must be positive and finite");
-  if (!(options.activation_distance > 0.0))
-    throw InputError("contact activation distance must be positive");
-  if (!(options.friction >= 0.0) || !std::isfinite(options.friction))
-    throw InputError("friction coefficient must be finite and >= 0");
-  if (!(options.friction_velocity > 0.0))
-    throw InputError("friction smoothing velocity must be positive");
-  if (options.obstacles.empty()) throw InputError("contact needs at least one obstacle");
-  for (const Obstacle& o : options.obstacles) {
-    const std::string what = "obstacle '" + o.name + "'";
-    if (o.shape == Obstacle::Shape::HalfSpace &&
-        (std::abs(o.normal.norm() - 1.0) > 1e-9 || (model.dim == 2 && o.normal[2] != 0.0)))
-      throw InputError(what + ": the normal must be a unit vector (with z = 0 in 2D)");
-    if (o.shape == Obstacle::Shape::Sphere && !(o.radius > 0.0))
-      throw InputError(what + ": the radius must be positive");
-    if (o.shape == Obstacle::Shape::Box && !(o.half_extents.minCoeff() > 0.0))
-      throw InputError(what + ": the half extents must be positive");
-    if (o.shape == Obstacle::Shape::HeightField &&
-        (o.nx < 2 || !(o.spacing > 0.0) ||
-         o.heights.size() != static_cast<size_t>(o.nx) * (model.dim == 3 ? o.nz : 1) ||
-         (model.dim == 3 && o.nz < 2)))
-      throw InputError(what + ": a height field needs nx >= 2 (and nz >= 2 in 3D) samples, " +
-                       "nx * nz heights and a positive spacing");
-  }
-  for (int v : options.vertices)
-    if (v < 0 || v >= model.n_verts)
-      throw InputError("contact vertex " + std::to_string(v) + " is not in the model");
-  if (options.model == "barrier") {
-    for (int v = 0; v < model.n_verts; ++v)
-      for (const Obstacle& o : options.obstacles)
-        if (!(o.distance(model.X.data() + v * model.dim, model.dim) > 0.0)) {
-          std::ostringstream os;
-          os << "vertex " << v << " is not outside obstacle '" << o.name
-             << "' at rest: barrier contact needs a penetration-free start";
-          throw InputError(os.str());
-        }
-  }
-  model.terms.push_back(std::make_unique<ContactTerm>(model, std::move(options)));
-}
-
 void add_damping(Model& model, double alpha, double beta) {
   if (!(alpha >= 0.0) || !(beta >= 0.0)) throw InputError("damping alpha and beta must be >= 0");
   model.terms.push_back(std::make_unique<DampingTerm>(model, alpha, beta));
@@ -188,6 +143,21 @@ void Model::apply_kinematics(double t, Eigen::VectorXd& x) const {
       for (int i = 0; i < dim; ++i) x[v * dim + i] = p[i];
     }
   }
+}
+
+TermParameters Model::default_parameters() const {
+  TermParameters p;
+  p.reserve(terms.size());
+  for (const auto& t : terms) p.push_back(t->default_parameters());
+  return p;
+}
+
+int Model::find_term(const std::string& name) const {
+  for (size_t k = 0; k < terms.size(); ++k)
+    if (terms[k]->name() == name) return static_cast<int>(k);
+  std::string known;
+  for (const auto& t : terms) known += (known.empty() ? "" : ", ") + t->name();
+  throw InputError("no energy term named '" + name + "' (the model has: " + known + ")");
 }
 
 double Model::length_scale() const {

@@ -13,13 +13,16 @@ class ConstantForceTerm final : public EnergyTerm {
       : name_(std::move(name)), force_(std::move(force)) {}
 
   std::string name() const override { return name_; }
-  void declare_sparsity(SparsityBuilder&) override {}
-  double value(const Eigen::VectorXd& x) const override { return -force_.dot(x); }
-  void add_gradient(const Eigen::VectorXd&, Eigen::VectorXd& g) const override { g -= force_; }
-  void add_hessian(const Eigen::VectorXd&, bool, HessianAssembler&) const override {}
-  void add_hessian_vector_product(const Eigen::VectorXd&, const Eigen::VectorXd&,
+  double value(TermData&, const Eigen::VectorXd& x) const override { return -force_.dot(x); }
+  double value_and_gradient(TermData&, const Eigen::VectorXd& x,
+                            Eigen::VectorXd& g) const override {
+    g -= force_;
+    return -force_.dot(x);
+  }
+  void add_hessian(TermData&, const Eigen::VectorXd&, bool, HessianAssembler&) const override {}
+  void add_hessian_vector_product(TermData&, const Eigen::VectorXd&, const Eigen::VectorXd&,
                                   Eigen::VectorXd&) const override {}
-  void add_hessian_diagonal(const Eigen::VectorXd&, Eigen::VectorXd&) const override {}
+  void add_hessian_diagonal(TermData&, const Eigen::VectorXd&, Eigen::VectorXd&) const override {}
   const Eigen::VectorXd& force() const { return force_; }
 
  private:

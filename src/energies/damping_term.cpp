@@ -7,104 +7,165 @@
 #include "softgrad/parallel.hpp"
 
 namespace softgrad {
+namespace {
+
+// Every body's elements, in model vertex numbering: the damping stencils.
+std::vector<int> all_elements(const Model& model) {
+  std::vector<int> verts;
+  for (const Body& b : model.bodies) verts.insert(verts.end(), b.elems.begin(), b.elems.end());
+  return verts;
+}
+
+}  // namespace
 
 DampingTerm::DampingTerm(const Model& model, double alpha, double beta)
-    : model_(model), alpha_(alpha), beta_(beta) {
-  for (const Body& b : model.bodies)
-    blocks_.push_back(
-        {&b,
-         -1,
-         VectorScatter(b.elems.data(), b.n_elems(), model.dim + 1, model.n_verts, model.dim),
-         {},
-         {}});
-  if (beta_ > 0.0) ensure_stiffness();
+    : StencilTerm(model.dim, model.n_verts, all_elements(model), model.dim + 1, 0, false),
+      model_(model),
+      alpha_(alpha),
+      beta_(beta) {
+  if (beta_ > 0.0) {
+    DampingData d;
+    K_ = stiffness(d);
+  }
 }
 
-void DampingTerm::ensure_stiffness() const {
-  if (have_stiffness_) return;
-  const int n = (model_.dim + 1) * model_.dim;
-  for (const auto& blk : blocks_) {
-    const Body& b = *blk.body;
-    blk.K.resize(static_cast<size_t>(b.n_elems()) * n * n);
-    blk.Ku.resize(static_cast<size_t>(b.n_elems()) * n);
+const std::vector<double>& DampingTerm::stiffness(Data& d) const {
+  if (!K_.empty()) return K_;
+  auto& own = static_cast<DampingData&>(d).K;
+  if (!own.empty()) return own;
+  const int n = stencil_dofs();
+  own.resize(static_cast<size_t>(n_stencils()) * n * n);
+  size_t offset = 0;
+  for (const Body& b : model_.bodies) {
     std::vector<double> energy(b.n_elems()), grad(static_cast<size_t>(b.n_elems()) * n);
     const BatchReport r = b.material->hessian(b.batch(), model_.X.data(), true, energy.data(),
-                                              grad.data(), blk.K.data());
+                                              grad.data(), own.data() + offset);
     SOFTGRAD_CHECK(r.ok(), "damping matrix of body '" << b.name << "' at the rest state: "
                                                       << r.n_inverted << " inverted elements");
+    offset += static_cast<size_t>(b.n_elems()) * n * n;
   }
-  have_stiffness_ = true;
+  return own;
 }
 
-void DampingTerm::declare_sparsity(SparsityBuilder& builder) {
-  for (auto& blk : blocks_)
-    blk.stencil_set =
-        builder.add_stencils(blk.body->elems.data(), blk.body->n_elems(), model_.dim + 1);
+void DampingTerm::stiffness_products(Data& d, const double* u, double scale, double* out) const {
+  const int n = stencil_dofs();
+  const double* K = stiffness(d).data();
+  parallel_for(n_stencils(), kParallelMinElements, [&](int e) {
+    double ue[12];
+    gather(u, e, ue);
+    const double* Ke = K + static_cast<size_t>(e) * n * n;
+    for (int r = 0; r < n; ++r) {
+      double s = 0.0;
+      for (int c = 0; c < n; ++c) s += Ke[r * n + c] * ue[c];
+      out[static_cast<size_t>(e) * n + r] = scale * s;
+    }
+  });
 }
 
-void DampingTerm::begin_step(const StepContext& ctx) {
-  SOFTGRAD_CHECK(ctx.dt > 0.0 && ctx.x_prev, "damping needs a dynamic step");
-  dt_ = ctx.dt;
-  x_prev_ = *ctx.x_prev;
-}
-
-void DampingTerm::apply(double a, double b, const Eigen::VectorXd& u, Eigen::VectorXd& out) const {
-  if (a != 0.0) out += (a / dt_) * model_.mass.cwiseProduct(u);
+void DampingTerm::apply(Data& d, double a, double b, const Eigen::VectorXd& u,
+                        Eigen::VectorXd& out) const {
+  const double dt = d.step.dt;
+  if (a != 0.0) out += (a / dt) * model_.mass.cwiseProduct(u);
   if (b == 0.0) return;
-  ensure_stiffness();
-  const int d = model_.dim;
-  const int n = (d + 1) * d;
-  for (const auto& blk : blocks_) {
-    const Body& body = *blk.body;
-    parallel_for(body.n_elems(), kParallelMinElements, [&](int e) {
-      double ue[12];
-      for (int v = 0; v <= d; ++v)
-        for (int i = 0; i < d; ++i) ue[v * d + i] = u[body.elems[e * (d + 1) + v] * d + i];
-      const double* K = blk.K.data() + static_cast<size_t>(e) * n * n;
-      for (int r = 0; r < n; ++r) {
-        double s = 0.0;
-        for (int c = 0; c < n; ++c) s += K[r * n + c] * ue[c];
-        blk.Ku[static_cast<size_t>(e) * n + r] = s;
-      }
-    });
-    blk.scatter.add(blk.Ku.data(), out, b / dt_);
+  stiffness_products(d, u.data(), 1.0, d.G.data());
+  scatter(d.G.data(), out, b / dt);
+}
+
+// ---- the stiffness part as stencil kernels: beta/dt K_0,e per element -----------------------
+
+double DampingTerm::energies(Data& d, const double* x, double* E) const {
+  gradients(d, x, E, d.G.data());
+  double total = 0.0;
+  for (int e = 0; e < n_stencils(); ++e) total += E[e];
+  return total;
+}
+
+bool DampingTerm::gradients(Data& d, const double* x, double* E, double* G) const {
+  const int n = stencil_dofs();
+  DampingData& s = damping(d);
+  s.dx = Eigen::Map<const Eigen::VectorXd>(x, s.step.x_prev->size()) - *s.step.x_prev;
+  stiffness_products(d, s.dx.data(), d.parameters[1] / d.step.dt, G);
+  for (int e = 0; e < n_stencils(); ++e) {
+    double dxe[12], dot = 0.0;
+    gather(s.dx.data(), e, dxe);
+    for (int r = 0; r < n; ++r) dot += dxe[r] * G[static_cast<size_t>(e) * n + r];
+    E[e] = 0.5 * dot;
+  }
+  return true;
+}
+
+void DampingTerm::hessians(Data& d, const double*, bool, double* H) const {
+  const std::vector<double>& K = stiffness(d);
+  const double scale = d.parameters[1] / d.step.dt;
+  for (size_t k = 0; k < K.size(); ++k) H[k] = scale * K[k];
+}
+
+void DampingTerm::hessian_products(Data& d, const double*, const double* u, double* HU) const {
+  stiffness_products(d, u, d.parameters[1] / d.step.dt, HU);
+}
+
+// ---- the whole term: the mass part beside the stencils ---------------------------------------
+
+double DampingTerm::value(TermData& d, const Eigen::VectorXd& x) const {
+  SOFTGRAD_CHECK(d.step.dt > 0.0 && d.step.x_prev, "damping needs a dynamic step");
+  DampingData& s = damping(d);
+  s.dx = x - *d.step.x_prev;
+  s.work.setZero(x.size());
+  apply(s, d.parameters[0], d.parameters[1], s.dx, s.work);
+  return 0.5 * s.dx.dot(s.work);
+}
+
+double DampingTerm::value_and_gradient(TermData& d, const Eigen::VectorXd& x,
+                                       Eigen::VectorXd& g) const {
+  const double w = value(d, x);
+  DampingData& s = damping(d);
+  if (d.parameters[0] != 0.0) g += (d.parameters[0] / d.step.dt) * model_.mass.cwiseProduct(s.dx);
+  if (d.parameters[1] != 0.0) {
+    gradients(s, x.data(), s.E.data(), s.G.data());
+    scatter(s.G.data(), g);
+  }
+  return w;
+}
+
+void DampingTerm::add_hessian(TermData& d, const Eigen::VectorXd& x, bool project,
+                              HessianAssembler& H) const {
+  H.add_diagonal((d.parameters[0] / d.step.dt) * model_.mass);
+  if (d.parameters[1] != 0.0) StencilTerm::add_hessian(d, x, project, H);
+}
+
+void DampingTerm::add_hessian_vector_product(TermData& d, const Eigen::VectorXd&,
+                                             const Eigen::VectorXd& u, Eigen::VectorXd& out) const {
+  apply(damping(d), d.parameters[0], d.parameters[1], u, out);
+}
+
+void DampingTerm::add_hessian_diagonal(TermData& d, const Eigen::VectorXd& x,
+                                       Eigen::VectorXd& diag) const {
+  diag += (d.parameters[0] / d.step.dt) * model_.mass;
+  if (d.parameters[1] != 0.0) StencilTerm::add_hessian_diagonal(d, x, diag);
+}
+
+// dD/dx = (alpha M + beta K_0)(x - x_n) / dt is linear in alpha, beta and x_n.
+
+void DampingTerm::pull_back(TermData& d, const Eigen::VectorXd& x, const Eigen::VectorXd& lambda,
+                            const StepInputBars& bars) const {
+  DampingData& s = damping(d);
+  if (bars.x_prev) apply(s, -d.parameters[0], -d.parameters[1], lambda, *bars.x_prev);  // C = C^T
+  if (!bars.parameters) return;
+  s.dx = x - *d.step.x_prev;
+  for (int j = 0; j < 2; ++j) {
+    s.work.setZero(x.size());
+    apply(s, j == 0 ? 1.0 : 0.0, j == 1 ? 1.0 : 0.0, s.dx, s.work);
+    bars.parameters[j] += lambda.dot(s.work);
   }
 }
 
-double DampingTerm::value(const Eigen::VectorXd& x) const {
-  const Eigen::VectorXd dx = x - x_prev_;
-  scratch_.setZero(dx.size());
-  apply(alpha_, beta_, dx, scratch_);
-  return 0.5 * dx.dot(scratch_);
-}
-
-void DampingTerm::add_gradient(const Eigen::VectorXd& x, Eigen::VectorXd& g) const {
-  apply(alpha_, beta_, x - x_prev_, g);
-}
-
-void DampingTerm::add_hessian(const Eigen::VectorXd&, bool, HessianAssembler& H) const {
-  H.add_diagonal((alpha_ / dt_) * model_.mass);
-  if (beta_ == 0.0) return;
-  for (const auto& blk : blocks_) H.add_stencils(blk.stencil_set, blk.K.data(), beta_ / dt_);
-}
-
-void DampingTerm::add_hessian_vector_product(const Eigen::VectorXd&, const Eigen::VectorXd& u,
-                                             Eigen::VectorXd& out) const {
-  apply(alpha_, beta_, u, out);
-}
-
-void DampingTerm::add_hessian_diagonal(const Eigen::VectorXd&, Eigen::VectorXd& d) const {
-  const int dim = model_.dim;
-  const int n = (dim + 1) * dim;
-  d += (alpha_ / dt_) * model_.mass;
-  if (beta_ == 0.0) return;
-  for (const auto& blk : blocks_) {
-    const Body& b = *blk.body;
-    for (int e = 0; e < b.n_elems(); ++e)
-      for (int k = 0; k < n; ++k)
-        blk.Ku[static_cast<size_t>(e) * n + k] = blk.K[(static_cast<size_t>(e) * n + k) * n + k];
-    blk.scatter.add(blk.Ku.data(), d, beta_ / dt_);
-  }
+void DampingTerm::push_forward(TermData& d, const Eigen::VectorXd& x,
+                               const StepInputDirections& directions, Eigen::VectorXd& out) const {
+  DampingData& s = damping(d);
+  if (directions.x_prev) apply(s, -d.parameters[0], -d.parameters[1], *directions.x_prev, out);
+  if (!directions.parameters) return;
+  s.dx = x - *d.step.x_prev;
+  apply(s, directions.parameters[0], directions.parameters[1], s.dx, out);
 }
 
 std::vector<ParameterGroup> DampingTerm::parameter_groups() const {
@@ -112,49 +173,11 @@ std::vector<ParameterGroup> DampingTerm::parameter_groups() const {
           {"beta", "s", 1, 1, ParameterGroup::Layout::Scalar, 0.0, 1e300}};
 }
 
-void DampingTerm::get_parameters(double* p) const {
-  p[0] = alpha_;
-  p[1] = beta_;
-}
-
-void DampingTerm::set_parameters(const double* p) {
+void DampingTerm::validate_parameters(const double* p) const {
   if (!(p[0] >= 0.0) || !std::isfinite(p[0]))
     throw InputError("damping alpha must be finite and >= 0, got " + std::to_string(p[0]));
   if (!(p[1] >= 0.0) || !std::isfinite(p[1]))
     throw InputError("damping beta must be finite and >= 0, got " + std::to_string(p[1]));
-  alpha_ = p[0];
-  beta_ = p[1];
-  if (beta_ > 0.0) ensure_stiffness();
-}
-
-// dD/dx = (alpha M + beta K_0)(x - x_n) / dt is linear in alpha, beta and x_n.
-
-void DampingTerm::add_parameter_mixed_product(const Eigen::VectorXd& x,
-                                              const Eigen::VectorXd& lambda, double* out) const {
-  const Eigen::VectorXd dx = x - x_prev_;
-  scratch_.setZero(dx.size());
-  apply(1.0, 0.0, dx, scratch_);
-  out[0] += lambda.dot(scratch_);
-  scratch_.setZero(dx.size());
-  apply(0.0, 1.0, dx, scratch_);
-  out[1] += lambda.dot(scratch_);
-}
-
-void DampingTerm::add_parameter_jvp(const Eigen::VectorXd& x, const double* dp,
-                                    Eigen::VectorXd& out) const {
-  apply(dp[0], dp[1], x - x_prev_, out);
-}
-
-void DampingTerm::add_previous_state_mixed_product(const Eigen::VectorXd&,
-                                                   const Eigen::VectorXd& lambda,
-                                                   Eigen::VectorXd& x_prev_bar,
-                                                   Eigen::VectorXd&) const {
-  apply(-alpha_, -beta_, lambda, x_prev_bar);  // C is symmetric
-}
-
-void DampingTerm::add_previous_state_jvp(const Eigen::VectorXd&, const Eigen::VectorXd& dx_prev,
-                                         const Eigen::VectorXd&, Eigen::VectorXd& out) const {
-  apply(-alpha_, -beta_, dx_prev, out);
 }
 
 }  // namespace softgrad

@@ -1,24 +1,29 @@
 #include "elastic_term.hpp"
 
-#include <limits>
 #include <sstream>
 
-#include "softgrad/assembly.hpp"
 #include "softgrad/errors.hpp"
-#include "softgrad/parallel.hpp"
 
 namespace softgrad {
 
-ElasticTerm::ElasticTerm(Body& body, int n_verts, int dim)
-    : body_(body),
-      dim_(dim),
-      n_local_((dim + 1) * dim),
-      scatter_(body.elems.data(), body.n_elems(), dim + 1, n_verts, dim),
-      energy_(body.n_elems()),
-      grad_(static_cast<size_t>(body.n_elems()) * n_local_) {}
+ElasticTerm::ElasticTerm(const Body& body, int n_verts, int dim)
+    : StencilTerm(dim, n_verts, body.elems, dim + 1, body.material->n_params(), false),
+      body_(body) {}
 
-void ElasticTerm::declare_sparsity(SparsityBuilder& builder) {
-  stencil_set_ = builder.add_stencils(body_.elems.data(), body_.n_elems(), dim_ + 1);
+void ElasticTerm::begin_step(TermData& d) const {
+  auto& e = static_cast<ElasticData&>(d);
+  const int n_elems = body_.n_elems();
+  const int m = body_.material->n_params();
+  e.element_params.resize(static_cast<size_t>(n_elems) * m);
+  for (int k = 0; k < n_elems; ++k)
+    for (int j = 0; j < m; ++j)
+      e.element_params[static_cast<size_t>(k) * m + j] = d.parameters[j * n_elems + k];
+}
+
+ElementBatch ElasticTerm::batch(const Data& d) const {
+  ElementBatch b = body_.batch();
+  b.params = static_cast<const ElasticData&>(d).element_params.data();
+  return b;
 }
 
 void ElasticTerm::check(const BatchReport& r, const char* what) const {
@@ -39,62 +44,53 @@ void ElasticTerm::check(const BatchReport& r, const char* what) const {
   }
 }
 
-double ElasticTerm::value(const Eigen::VectorXd& x) const {
-  return body_.material->energy(body_.batch(), x.data(), energy_.data());
+double ElasticTerm::energies(Data& d, const double* x, double* E) const {
+  return body_.material->energy(batch(d), x, E);
 }
 
-void ElasticTerm::add_gradient(const Eigen::VectorXd& x, Eigen::VectorXd& g) const {
-  const BatchReport r =
-      body_.material->gradient(body_.batch(), x.data(), energy_.data(), grad_.data());
+bool ElasticTerm::gradients(Data& d, const double* x, double* E, double* G) const {
+  const BatchReport r = body_.material->gradient(batch(d), x, E, G);
+  if (r.n_inverted > 0) return false;  // an infeasible point
   check(r, "gradient");
-  scatter_.add(grad_.data(), g);
+  return true;
 }
 
-double ElasticTerm::value_and_gradient(const Eigen::VectorXd& x, Eigen::VectorXd& g) const {
-  const BatchReport r =
-      body_.material->gradient(body_.batch(), x.data(), energy_.data(), grad_.data());
-  if (r.n_inverted > 0) return std::numeric_limits<double>::infinity();  // infeasible point
-  check(r, "gradient");
-  scatter_.add(grad_.data(), g);
-  double total = 0.0;
-  for (double e : energy_) total += e;
-  return total;
+void ElasticTerm::hessians(Data& d, const double* x, bool project, double* H) const {
+  check(body_.material->hessian(batch(d), x, project, d.E.data(), d.G.data(), H), "Hessian");
 }
 
-void ElasticTerm::compute_hessians(const Eigen::VectorXd& x, bool project) const {
-  hess_.resize(static_cast<size_t>(body_.n_elems()) * n_local_ * n_local_);
-  const BatchReport r = body_.material->hessian(body_.batch(), x.data(), project, energy_.data(),
-                                                grad_.data(), hess_.data());
-  check(r, "Hessian");
+void ElasticTerm::hessian_products(Data& d, const double* x, const double* u, double* HU) const {
+  check(body_.material->hessian_vector_product(batch(d), x, u, HU), "Hessian-vector product");
 }
 
-void ElasticTerm::add_hessian(const Eigen::VectorXd& x, bool project, HessianAssembler& H) const {
-  compute_hessians(x, project);
-  H.add_stencils(stencil_set_, hess_.data());
+void ElasticTerm::parameter_products(Data& d, const double* x, const double* lambda, double* P,
+                                     double*) const {
+  check(body_.material->parameter_derivatives(batch(d), x, lambda, nullptr, P),
+        "parameter mixed product");
 }
 
-void ElasticTerm::add_scaled_hessian(const Eigen::VectorXd& x, double scale,
-                                     HessianAssembler& H) const {
-  compute_hessians(x, true);
-  H.add_stencils(stencil_set_, hess_.data(), scale);
+void ElasticTerm::parameter_jvps(Data& d, const double* x, const double* dP, const double*,
+                                 double* out) const {
+  check(body_.material->parameter_jvp(batch(d), x, dP, out), "parameter JVP");
 }
 
-void ElasticTerm::add_hessian_vector_product(const Eigen::VectorXd& x, const Eigen::VectorXd& u,
-                                             Eigen::VectorXd& out) const {
-  check(body_.material->hessian_vector_product(body_.batch(), x.data(), u.data(), grad_.data()),
-        "Hessian-vector product");
-  scatter_.add(grad_.data(), out);
-}
+// Local parameters are element-major (P[e * m + j]), the term's group-major.
 
-void ElasticTerm::add_hessian_diagonal(const Eigen::VectorXd& x, Eigen::VectorXd& d) const {
-  compute_hessians(x, true);
-  // Per-element diagonals, reusing the gradient buffer as scratch.
+void ElasticTerm::scatter_parameter_products(const Data&, const double* P,
+                                             double* parameters_bar) const {
   const int n_elems = body_.n_elems();
-  const int n = n_local_;
+  const int m = body_.material->n_params();
   for (int e = 0; e < n_elems; ++e)
-    for (int k = 0; k < n; ++k)
-      grad_[static_cast<size_t>(e) * n + k] = hess_[(static_cast<size_t>(e) * n + k) * n + k];
-  scatter_.add(grad_.data(), d);
+    for (int j = 0; j < m; ++j)
+      parameters_bar[j * n_elems + e] += P[static_cast<size_t>(e) * m + j];
+}
+
+void ElasticTerm::gather_parameter_directions(const Data&, const double* direction,
+                                              double* dP) const {
+  const int n_elems = body_.n_elems();
+  const int m = body_.material->n_params();
+  for (int e = 0; e < n_elems; ++e)
+    for (int j = 0; j < m; ++j) dP[static_cast<size_t>(e) * m + j] = direction[j * n_elems + e];
 }
 
 std::vector<ParameterGroup> ElasticTerm::parameter_groups() const {
@@ -107,14 +103,16 @@ std::vector<ParameterGroup> ElasticTerm::parameter_groups() const {
   return groups;
 }
 
-void ElasticTerm::get_parameters(double* p) const {
+Eigen::VectorXd ElasticTerm::default_parameters() const {
   const int n_elems = body_.n_elems();
   const int m = body_.material->n_params();
+  Eigen::VectorXd p(static_cast<Eigen::Index>(n_elems) * m);
   for (int e = 0; e < n_elems; ++e)
     for (int j = 0; j < m; ++j) p[j * n_elems + e] = body_.params[static_cast<size_t>(e) * m + j];
+  return p;
 }
 
-void ElasticTerm::set_parameters(const double* p) {
+void ElasticTerm::validate_parameters(const double* p) const {
   const int n_elems = body_.n_elems();
   const int m = body_.material->n_params();
   std::vector<double> pe(m);
@@ -122,34 +120,6 @@ void ElasticTerm::set_parameters(const double* p) {
     for (int j = 0; j < m; ++j) pe[j] = p[j * n_elems + e];
     validate_params(*body_.material, pe, "body '" + body_.name + "', element " + std::to_string(e));
   }
-  for (int e = 0; e < n_elems; ++e)
-    for (int j = 0; j < m; ++j) body_.params[static_cast<size_t>(e) * m + j] = p[j * n_elems + e];
-}
-
-void ElasticTerm::add_parameter_mixed_product(const Eigen::VectorXd& x,
-                                              const Eigen::VectorXd& lambda, double* out) const {
-  const int n_elems = body_.n_elems();
-  const int m = body_.material->n_params();
-  param_scratch_.resize(static_cast<size_t>(n_elems) * m);
-  check(body_.material->parameter_derivatives(body_.batch(), x.data(), lambda.data(), nullptr,
-                                              param_scratch_.data()),
-        "parameter mixed product");
-  for (int e = 0; e < n_elems; ++e)
-    for (int j = 0; j < m; ++j)
-      out[j * n_elems + e] += param_scratch_[static_cast<size_t>(e) * m + j];
-}
-
-void ElasticTerm::add_parameter_jvp(const Eigen::VectorXd& x, const double* dp,
-                                    Eigen::VectorXd& out) const {
-  const int n_elems = body_.n_elems();
-  const int m = body_.material->n_params();
-  param_scratch_.resize(static_cast<size_t>(n_elems) * m);
-  for (int e = 0; e < n_elems; ++e)
-    for (int j = 0; j < m; ++j)
-      param_scratch_[static_cast<size_t>(e) * m + j] = dp[j * n_elems + e];
-  check(body_.material->parameter_jvp(body_.batch(), x.data(), param_scratch_.data(), grad_.data()),
-        "parameter JVP");
-  scatter_.add(grad_.data(), out);
 }
 
 }  // namespace softgrad

@@ -1,59 +1,54 @@
 /// @file elastic_term.hpp
-/// The elastic energy of one body: the sum of its material's element energies.
+/// The elastic energy of one body: the sum of its material's element energies, each element a
+/// stencil whose kernels are the material's batched element kernels.
 #pragma once
 
 #include <vector>
 
-#include "../assembly/vector_scatter.hpp"
-#include "softgrad/energy.hpp"
 #include "softgrad/model.hpp"
+#include "softgrad/stencil_term.hpp"
 
 namespace softgrad {
 
-class ElasticTerm final : public EnergyTerm {
+class ElasticTerm final : public StencilTerm {
  public:
   /// Keeps a reference to the body, which must outlive the term (both live in the Model).
-  ElasticTerm(Body& body, int n_verts, int dim);
+  ElasticTerm(const Body& body, int n_verts, int dim);
 
   std::string name() const override { return "elastic:" + body_.name; }
-  void declare_sparsity(SparsityBuilder& builder) override;
-  double value(const Eigen::VectorXd& x) const override;
-  void add_gradient(const Eigen::VectorXd& x, Eigen::VectorXd& g) const override;
-  double value_and_gradient(const Eigen::VectorXd& x, Eigen::VectorXd& g) const override;
-  void add_hessian(const Eigen::VectorXd& x, bool project, HessianAssembler& H) const override;
-  void add_hessian_vector_product(const Eigen::VectorXd& x, const Eigen::VectorXd& u,
-                                  Eigen::VectorXd& out) const override;
-  void add_hessian_diagonal(const Eigen::VectorXd& x, Eigen::VectorXd& d) const override;
+  void begin_step(TermData& d) const override;
 
   /// One PerElement group per material parameter ("youngs", "poisson", ...), group-major:
   /// p[j * n_elems + e] is parameter j of element e.
   std::vector<ParameterGroup> parameter_groups() const override;
-  void get_parameters(double* p) const override;
-  void set_parameters(const double* p) override;
-  void add_parameter_mixed_product(const Eigen::VectorXd& x, const Eigen::VectorXd& lambda,
-                                   double* out) const override;
-  void add_parameter_jvp(const Eigen::VectorXd& x, const double* dp,
-                         Eigen::VectorXd& out) const override;
-
-  /// Adds scale * (projected) elastic Hessian at x: used by stiffness-proportional damping.
-  void add_scaled_hessian(const Eigen::VectorXd& x, double scale, HessianAssembler& H) const;
+  Eigen::VectorXd default_parameters() const override;
+  void validate_parameters(const double* p) const override;
   const Body& body() const { return body_; }
 
  private:
-  /// Evaluates element Hessians into the buffers; throws on AD failure.
-  void compute_hessians(const Eigen::VectorXd& x, bool project) const;
+  /// The material kernels read the parameters element-major: a copy per step.
+  struct ElasticData : Data {
+    std::vector<double> element_params;  ///< n_elems x n_params
+  };
+  std::unique_ptr<Data> new_data() const override { return std::make_unique<ElasticData>(); }
+  ElementBatch batch(const Data& d) const;
+  /// Throws for elements the material could not evaluate (an inverted start, AD failure).
   void check(const BatchReport& r, const char* what) const;
 
-  Body& body_;
-  int dim_;
-  int n_local_;
-  int stencil_set_ = -1;
-  VectorScatter scatter_;
-  // Preallocated per-element buffers (mutable: evaluation scratch, not state).
-  mutable std::vector<double> energy_;
-  mutable std::vector<double> grad_;
-  mutable std::vector<double> hess_;
-  mutable std::vector<double> param_scratch_;  ///< n_elems x n_params
+  double energies(Data& d, const double* x, double* E) const override;
+  bool gradients(Data& d, const double* x, double* E, double* G) const override;
+  void hessians(Data& d, const double* x, bool project, double* H) const override;
+  void hessian_products(Data& d, const double* x, const double* u, double* HU) const override;
+  void parameter_products(Data& d, const double* x, const double* lambda, double* P,
+                          double* X) const override;
+  void parameter_jvps(Data& d, const double* x, const double* dP, const double* dX,
+                      double* out) const override;
+  void scatter_parameter_products(const Data& d, const double* P,
+                                  double* parameters_bar) const override;
+  void gather_parameter_directions(const Data& d, const double* direction,
+                                   double* dP) const override;
+
+  const Body& body_;
 };
 
 }  // namespace softgrad

@@ -4,12 +4,8 @@
 #include <concepts>
 #include <sstream>
 
-#include "softgrad/ad/derivatives.hpp"
-#include "softgrad/ad/psd_projection.hpp"
-#include "softgrad/assembly.hpp"
 #include "softgrad/errors.hpp"
 #include "softgrad/muscles.hpp"
-#include "softgrad/parallel.hpp"
 
 namespace softgrad {
 namespace {
@@ -86,210 +82,94 @@ concept ClosedForm = requires(const Energy& E, const double* x, double a, double
   { E.derivatives(x, a, e, g, g) } -> std::same_as<bool>;
 };
 
-template <int N>
-void project(double* H) {
-  if constexpr (N == 4 || N == 6 || N == 9 || N == 12) ad::project_psd<N>(H);
-}
-
 }  // namespace
 
 template <class Energy, int N>
-MuscleTerm<Energy, N>::MuscleTerm(std::string name, int dim, std::vector<int> verts,
+MuscleTerm<Energy, N>::MuscleTerm(std::string name, int dim, int n_verts, std::vector<int> verts,
                                   std::vector<Energy> energies, std::vector<int> muscle_of,
                                   int n_muscles, int n_steps)
-    : name_(std::move(name)),
-      dim_(dim),
-      verts_(std::move(verts)),
+    : Base(dim, n_verts, std::move(verts), Energy::kVerts),
+      name_(std::move(name)),
       energies_(std::move(energies)),
       muscle_of_(std::move(muscle_of)),
       n_muscles_(n_muscles),
-      n_steps_(n_steps),
-      activations_(static_cast<size_t>(n_steps) * n_muscles, 0.0),
-      blocks_(energies_.size() * N * N, 0.0) {}
+      n_steps_(n_steps) {}
 
 template <class Energy, int N>
-double MuscleTerm<Energy, N>::activation(int s) const {
-  if (step_ < 0 || step_ >= n_steps_) return 0.0;
-  return activations_[static_cast<size_t>(step_) * n_muscles_ + muscle_of_[s]];
+int MuscleTerm<Energy, N>::activation_index(const Data& d, int s) const {
+  const int step = d.step.step;
+  if (step < 0 || step >= n_steps_) return -1;
+  return step * n_muscles_ + muscle_of_[s];
 }
 
 template <class Energy, int N>
-void MuscleTerm<Energy, N>::gather(const Eigen::VectorXd& v, int s, double* out) const {
-  for (int k = 0; k < kVerts; ++k)
-    for (int i = 0; i < dim_; ++i) out[k * dim_ + i] = v[verts_[s * kVerts + k] * dim_ + i];
+void MuscleTerm<Energy, N>::local_inputs(const Data& d, int s, double* q) const {
+  const int k = activation_index(d, s);
+  q[0] = k < 0 ? 0.0 : d.parameters[k];
 }
 
 template <class Energy, int N>
-void MuscleTerm<Energy, N>::scatter(const double* in, int s, Eigen::VectorXd& v) const {
-  for (int k = 0; k < kVerts; ++k)
-    for (int i = 0; i < dim_; ++i) v[verts_[s * kVerts + k] * dim_ + i] += in[k * dim_ + i];
-}
-
-template <class Energy, int N>
-void MuscleTerm<Energy, N>::declare_sparsity(SparsityBuilder& builder) {
-  stencil_set_ = builder.add_stencils(verts_.data(), n_stencils(), kVerts);
-}
-
-template <class Energy, int N>
-double MuscleTerm<Energy, N>::value(const Eigen::VectorXd& x) const {
-  double total = 0.0;
-  for (int s = 0; s < n_stencils(); ++s) {
-    double xs[N];
-    gather(x, s, xs);
-    const double a = activation(s);
-    total += energies_[s](xs, &a);
-  }
-  return total;
-}
-
-template <class Energy, int N>
-void MuscleTerm<Energy, N>::add_gradient(const Eigen::VectorXd& x, Eigen::VectorXd& g) const {
-  value_and_gradient(x, g);
-}
-
-template <class Energy, int N>
-double MuscleTerm<Energy, N>::value_and_gradient(const Eigen::VectorXd& x,
-                                                 Eigen::VectorXd& g) const {
-  double total = 0.0;
-  for (int s = 0; s < n_stencils(); ++s) {
-    double xs[N], gs[N], e = 0.0;
-    gather(x, s, xs);
-    const double a = activation(s);
-    if constexpr (ClosedForm<Energy>) {
-      SOFTGRAD_CHECK(energies_[s].derivatives(xs, a, e, gs, nullptr),
-                     name_ << ": muscle " << s << " has zero length or a non-finite position");
-    } else {
-      SOFTGRAD_CHECK((ad::gradient<N, 1>(energies_[s], xs, &a, e, gs)), "muscle AD failed");
-    }
-    scatter(gs, s, g);
-    total += e;
-  }
-  return total;
-}
-
-template <class Energy, int N>
-void MuscleTerm<Energy, N>::add_hessian(const Eigen::VectorXd& x, bool project_psd,
-                                        HessianAssembler& H) const {
-  const int n = n_stencils();
-  parallel_for(n, kParallelMinElements, [&](int s) {
-    double xs[N], gs[N], e = 0.0;
-    gather(x, s, xs);
-    const double a = activation(s);
-    double* Hs = blocks_.data() + static_cast<size_t>(s) * N * N;
-    bool ok = false;
-    if constexpr (ClosedForm<Energy>) {
-      ok = energies_[s].derivatives(xs, a, e, gs, Hs);
-    } else {
-      ok = ad::hessian<N, 1>(energies_[s], xs, &a, e, gs, Hs);
-    }
-    SOFTGRAD_CHECK(ok, name_ << ": muscle " << s << " has zero length or a non-finite position");
-    if (project_psd) project<N>(Hs);
-  });
-  H.add_stencils(stencil_set_, blocks_.data());
-}
-
-template <class Energy, int N>
-void MuscleTerm<Energy, N>::add_hessian_vector_product(const Eigen::VectorXd& x,
-                                                       const Eigen::VectorXd& u,
-                                                       Eigen::VectorXd& out) const {
-  for (int s = 0; s < n_stencils(); ++s) {
-    double xs[N], us[N], hu[N];
-    gather(x, s, xs);
-    gather(u, s, us);
-    const double a = activation(s);
-    SOFTGRAD_CHECK((ad::hessian_vector_product<N, 1>(energies_[s], xs, &a, us, hu)),
-                   "muscle AD failed");
-    scatter(hu, s, out);
+bool MuscleTerm<Energy, N>::closed_form(const Data&, int s, const double* xs, const double* q,
+                                        double& e, double* g, double* H) const {
+  if constexpr (ClosedForm<Energy>) {
+    SOFTGRAD_CHECK(energies_[s].derivatives(xs, q[0], e, g, H),
+                   name_ << ": muscle " << s << " has zero length or a non-finite position");
+    return true;
+  } else {
+    return false;
   }
 }
 
 template <class Energy, int N>
-void MuscleTerm<Energy, N>::add_hessian_diagonal(const Eigen::VectorXd& x,
-                                                 Eigen::VectorXd& d) const {
-  for (int s = 0; s < n_stencils(); ++s) {
-    double xs[N], gs[N], Hs[N * N], diag[N], e = 0.0;
-    gather(x, s, xs);
-    const double a = activation(s);
-    SOFTGRAD_CHECK((ad::hessian<N, 1>(energies_[s], xs, &a, e, gs, Hs)), "muscle AD failed");
-    project<N>(Hs);
-    for (int k = 0; k < N; ++k) diag[k] = Hs[k * N + k];
-    scatter(diag, s, d);
+void MuscleTerm<Energy, N>::scatter_parameter_products(const Data& d, const double* P,
+                                                       double* parameters_bar) const {
+  for (int s = 0; s < this->n_stencils(); ++s) {
+    const int k = activation_index(d, s);
+    if (k >= 0) parameters_bar[k] += P[s];
+  }
+}
+
+template <class Energy, int N>
+void MuscleTerm<Energy, N>::gather_parameter_directions(const Data& d, const double* direction,
+                                                        double* dP) const {
+  for (int s = 0; s < this->n_stencils(); ++s) {
+    const int k = activation_index(d, s);
+    dP[s] = k < 0 ? 0.0 : direction[k];
   }
 }
 
 template <class Energy, int N>
 std::vector<ParameterGroup> MuscleTerm<Energy, N>::parameter_groups() const {
-  return {{"activation", "1", 0, static_cast<int>(activations_.size()),
-           ParameterGroup::Layout::PerStep, -1.0, 1.0}};
+  return {
+      {"activation", "1", 0, n_steps_ * n_muscles_, ParameterGroup::Layout::PerStep, -1.0, 1.0}};
 }
 
 template <class Energy, int N>
-void MuscleTerm<Energy, N>::get_parameters(double* p) const {
-  std::copy(activations_.begin(), activations_.end(), p);
+Eigen::VectorXd MuscleTerm<Energy, N>::default_parameters() const {
+  return Eigen::VectorXd::Zero(static_cast<Eigen::Index>(n_steps_) * n_muscles_);
 }
 
 template <class Energy, int N>
-void MuscleTerm<Energy, N>::set_parameters(const double* p) {
-  for (size_t k = 0; k < activations_.size(); ++k)
+void MuscleTerm<Energy, N>::validate_parameters(const double* p) const {
+  const int n = n_steps_ * n_muscles_;
+  for (int k = 0; k < n; ++k)
     if (!(std::abs(p[k]) < 1.0)) {
       std::ostringstream os;
       os << name_ << ": activation of muscle " << k % n_muscles_ << " in step " << k / n_muscles_
          << " is " << p[k] << "; it must lie in (-1, 1)";
       throw InputError(os.str());
     }
-  std::copy(p, p + activations_.size(), activations_.begin());
 }
 
 template <class Energy, int N>
-void MuscleTerm<Energy, N>::set_parameter_range(int offset, const double* values, int count) {
-  SOFTGRAD_CHECK(offset >= 0 && offset + count <= static_cast<int>(activations_.size()),
+void MuscleTerm<Energy, N>::validate_parameter_range(int offset, const double* values,
+                                                     int count) const {
+  SOFTGRAD_CHECK(offset >= 0 && offset + count <= n_steps_ * n_muscles_,
                  "activation range out of bounds");
   for (int i = 0; i < count; ++i)
     if (!(std::abs(values[i]) < 1.0))
       throw InputError(name_ + ": an activation must lie in (-1, 1), got " +
                        std::to_string(values[i]));
-  std::copy(values, values + count, activations_.begin() + offset);
-}
-
-template <class Energy, int N>
-void MuscleTerm<Energy, N>::get_parameter_range(int offset, double* values, int count) const {
-  SOFTGRAD_CHECK(offset >= 0 && offset + count <= static_cast<int>(activations_.size()),
-                 "activation range out of bounds");
-  std::copy(activations_.begin() + offset, activations_.begin() + offset + count, values);
-}
-
-template <class Energy, int N>
-void MuscleTerm<Energy, N>::add_parameter_mixed_product(const Eigen::VectorXd& x,
-                                                        const Eigen::VectorXd& lambda,
-                                                        double* out) const {
-  if (step_ < 0 || step_ >= n_steps_) return;
-  double* o = out + static_cast<size_t>(step_) * n_muscles_;
-  for (int s = 0; s < n_stencils(); ++s) {
-    double xs[N], ls[N], mixed = 0.0;
-    gather(x, s, xs);
-    gather(lambda, s, ls);
-    const double a = activation(s);
-    SOFTGRAD_CHECK((ad::parameter_derivatives<N, 1>(energies_[s], xs, &a, ls, nullptr, &mixed)),
-                   "muscle AD failed");
-    o[muscle_of_[s]] += mixed;
-  }
-}
-
-template <class Energy, int N>
-void MuscleTerm<Energy, N>::add_parameter_jvp(const Eigen::VectorXd& x, const double* dp,
-                                              Eigen::VectorXd& out) const {
-  if (step_ < 0 || step_ >= n_steps_) return;
-  const double* d = dp + static_cast<size_t>(step_) * n_muscles_;
-  for (int s = 0; s < n_stencils(); ++s) {
-    const double da = d[muscle_of_[s]];
-    if (da == 0.0) continue;
-    double xs[N], jvp[N];
-    gather(x, s, xs);
-    const double a = activation(s);
-    SOFTGRAD_CHECK((ad::gradient_parameter_jvp<N, 1>(energies_[s], xs, &a, &da, nullptr, jvp)),
-                   "muscle AD failed");
-    scatter(jvp, s, out);
-  }
 }
 
 namespace {
@@ -307,8 +187,8 @@ void add_edges(Model& model, std::string name, const std::vector<MuscleEdge>& ed
     muscle_of.push_back(e.muscle);
   }
   model.terms.push_back(std::make_unique<MuscleTerm<EdgeEnergy<d>, 2 * d>>(
-      std::move(name), d, std::move(verts), std::move(energies), std::move(muscle_of), n_muscles,
-      n_steps));
+      std::move(name), d, model.n_verts, std::move(verts), std::move(energies),
+      std::move(muscle_of), n_muscles, n_steps));
 }
 
 template <int d>
@@ -342,8 +222,8 @@ void add_fibres(Model& model, std::string name, const std::vector<FibreMuscle>& 
     }
   }
   model.terms.push_back(std::make_unique<MuscleTerm<FibreEnergy<d>, (d + 1) * d>>(
-      std::move(name), d, std::move(verts), std::move(energies), std::move(muscle_of),
-      static_cast<int>(muscles.size()), n_steps));
+      std::move(name), d, model.n_verts, std::move(verts), std::move(energies),
+      std::move(muscle_of), static_cast<int>(muscles.size()), n_steps));
 }
 
 void check_common(const std::string& name, double stiffness, int n_steps) {

@@ -16,21 +16,29 @@ StepForceTerm::StepForceTerm(std::string name, std::vector<int> dofs, int n_step
   if (values_.size() != static_cast<size_t>(n_steps_) * dofs_.size())
     throw InputError(name_ + ": expected " + std::to_string(n_steps_ * dofs_.size()) +
                      " force values (steps x dofs), got " + std::to_string(values_.size()));
-  set_parameters(values_.data());
+  validate_parameters(values_.data());
 }
 
-double StepForceTerm::value(const Eigen::VectorXd& x) const {
-  if (!active()) return 0.0;
-  const double* f = current();
+const double* StepForceTerm::current(const TermData& d) const {
+  const int step = d.step.step;
+  if (step < 0 || step >= n_steps_) return nullptr;
+  return d.parameters + static_cast<size_t>(step) * dofs_.size();
+}
+
+double StepForceTerm::value(TermData& d, const Eigen::VectorXd& x) const {
+  const double* f = current(d);
   double w = 0.0;
-  for (size_t i = 0; i < dofs_.size(); ++i) w -= f[i] * x[dofs_[i]];
+  if (f)
+    for (size_t i = 0; i < dofs_.size(); ++i) w -= f[i] * x[dofs_[i]];
   return w;
 }
 
-void StepForceTerm::add_gradient(const Eigen::VectorXd&, Eigen::VectorXd& g) const {
-  if (!active()) return;
-  const double* f = current();
-  for (size_t i = 0; i < dofs_.size(); ++i) g[dofs_[i]] -= f[i];
+double StepForceTerm::value_and_gradient(TermData& d, const Eigen::VectorXd& x,
+                                         Eigen::VectorXd& g) const {
+  const double* f = current(d);
+  if (f)
+    for (size_t i = 0; i < dofs_.size(); ++i) g[dofs_[i]] -= f[i];
+  return value(d, x);
 }
 
 std::vector<ParameterGroup> StepForceTerm::parameter_groups() const {
@@ -38,32 +46,38 @@ std::vector<ParameterGroup> StepForceTerm::parameter_groups() const {
            -1e300, 1e300}};
 }
 
-void StepForceTerm::get_parameters(double* p) const {
-  std::copy(values_.begin(), values_.end(), p);
+Eigen::VectorXd StepForceTerm::default_parameters() const {
+  return Eigen::Map<const Eigen::VectorXd>(values_.data(),
+                                           static_cast<Eigen::Index>(values_.size()));
 }
 
-void StepForceTerm::set_parameters(const double* p) {
-  for (size_t k = 0; k < values_.size(); ++k)
-    if (!std::isfinite(p[k]))
-      throw InputError(name_ + ": force " + std::to_string(k % dofs_.size()) + " of step " +
-                       std::to_string(k / dofs_.size()) + " is not finite");
-  std::copy(p, p + values_.size(), values_.begin());
+void StepForceTerm::validate_parameters(const double* p) const {
+  validate_parameter_range(0, p, static_cast<int>(values_.size()));
+}
+
+void StepForceTerm::validate_parameter_range(int offset, const double* values, int count) const {
+  for (int k = 0; k < count; ++k)
+    if (!std::isfinite(values[k]))
+      throw InputError(name_ + ": force " + std::to_string((offset + k) % dofs_.size()) +
+                       " of step " + std::to_string((offset + k) / dofs_.size()) +
+                       " is not finite");
 }
 
 // dW/dx = -f_n on dofs: d/df_n (lambda . dW/dx) = -lambda[dofs].
 
-void StepForceTerm::add_parameter_mixed_product(const Eigen::VectorXd&,
-                                                const Eigen::VectorXd& lambda, double* out) const {
-  if (!active()) return;
-  double* o = out + static_cast<size_t>(step_) * dofs_.size();
+void StepForceTerm::pull_back(TermData& d, const Eigen::VectorXd&, const Eigen::VectorXd& lambda,
+                              const StepInputBars& bars) const {
+  if (!bars.parameters || !current(d)) return;
+  double* o = bars.parameters + static_cast<size_t>(d.step.step) * dofs_.size();
   for (size_t i = 0; i < dofs_.size(); ++i) o[i] -= lambda[dofs_[i]];
 }
 
-void StepForceTerm::add_parameter_jvp(const Eigen::VectorXd&, const double* dp,
-                                      Eigen::VectorXd& out) const {
-  if (!active()) return;
-  const double* d = dp + static_cast<size_t>(step_) * dofs_.size();
-  for (size_t i = 0; i < dofs_.size(); ++i) out[dofs_[i]] -= d[i];
+void StepForceTerm::push_forward(TermData& d, const Eigen::VectorXd&,
+                                 const StepInputDirections& directions,
+                                 Eigen::VectorXd& out) const {
+  if (!directions.parameters || !current(d)) return;
+  const double* dp = directions.parameters + static_cast<size_t>(d.step.step) * dofs_.size();
+  for (size_t i = 0; i < dofs_.size(); ++i) out[dofs_[i]] -= dp[i];
 }
 
 }  // namespace softgrad

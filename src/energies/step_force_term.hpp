@@ -12,39 +12,36 @@ namespace softgrad {
 
 class StepForceTerm final : public EnergyTerm {
  public:
-  /// `values` holds n_steps x dofs.size() forces [N], step-major.
+  /// `values` holds n_steps x dofs.size() forces [N], step-major: the default parameters.
   StepForceTerm(std::string name, std::vector<int> dofs, int n_steps, std::vector<double> values);
 
   std::string name() const override { return name_; }
-  void declare_sparsity(SparsityBuilder&) override {}
-  void begin_step(const StepContext& ctx) override { step_ = ctx.step; }
-  double value(const Eigen::VectorXd& x) const override;
-  void add_gradient(const Eigen::VectorXd& x, Eigen::VectorXd& g) const override;
-  void add_hessian(const Eigen::VectorXd&, bool, HessianAssembler&) const override {}
-  void add_hessian_vector_product(const Eigen::VectorXd&, const Eigen::VectorXd&,
+  double value(TermData& d, const Eigen::VectorXd& x) const override;
+  double value_and_gradient(TermData& d, const Eigen::VectorXd& x,
+                            Eigen::VectorXd& g) const override;
+  void add_hessian(TermData&, const Eigen::VectorXd&, bool, HessianAssembler&) const override {}
+  void add_hessian_vector_product(TermData&, const Eigen::VectorXd&, const Eigen::VectorXd&,
                                   Eigen::VectorXd&) const override {}
-  void add_hessian_diagonal(const Eigen::VectorXd&, Eigen::VectorXd&) const override {}
+  void add_hessian_diagonal(TermData&, const Eigen::VectorXd&, Eigen::VectorXd&) const override {}
 
   /// One PerStep group "force" [N]: p[n * dofs.size() + i] acts on dofs[i] in step n.
   std::vector<ParameterGroup> parameter_groups() const override;
-  void get_parameters(double* p) const override;
-  void set_parameters(const double* p) override;
-  void add_parameter_mixed_product(const Eigen::VectorXd& x, const Eigen::VectorXd& lambda,
-                                   double* out) const override;
-  void add_parameter_jvp(const Eigen::VectorXd& x, const double* dp,
-                         Eigen::VectorXd& out) const override;
+  Eigen::VectorXd default_parameters() const override;
+  void validate_parameters(const double* p) const override;
+  void validate_parameter_range(int offset, const double* values, int count) const override;
+  void pull_back(TermData& d, const Eigen::VectorXd& x, const Eigen::VectorXd& lambda,
+                 const StepInputBars& bars) const override;
+  void push_forward(TermData& d, const Eigen::VectorXd& x, const StepInputDirections& directions,
+                    Eigen::VectorXd& out) const override;
 
  private:
-  bool active() const { return step_ >= 0 && step_ < n_steps_; }
-  const double* current() const {
-    return values_.data() + static_cast<size_t>(step_) * dofs_.size();
-  }
+  /// This step's slice of the parameters, or null past the last step.
+  const double* current(const TermData& d) const;
 
   std::string name_;
   std::vector<int> dofs_;
   int n_steps_;
   std::vector<double> values_;
-  int step_ = 0;
 };
 
 }  // namespace softgrad

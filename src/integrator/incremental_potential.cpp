@@ -3,62 +3,67 @@
 #include <algorithm>
 #include <limits>
 
+#include "softgrad/errors.hpp"
+
 namespace softgrad {
 
-IncrementalPotential::IncrementalPotential(const Model& model, HessianAssembler& assembler)
-    : model_(model), assembler_(assembler), fixed_(model.kinematic_dofs()) {
-  is_fixed_.assign(model.n_dofs(), 0);
-  for (int i : fixed_) is_fixed_[i] = 1;
+IncrementalPotential::IncrementalPotential(const Model& model)
+    : model_(model), fixed_(model.kinematic_dofs()) {
+  SparsityBuilder builder(model.n_verts, model.dim);
+  for (size_t k = 0; k < model.terms.size(); ++k) {
+    const EnergyTerm& t = *model.terms[k];
+    data_.push_back(t.make_data());
+    t.declare_sparsity(builder, *data_.back());
+    if (const auto* s = dynamic_cast<const StepLimit*>(&t))
+      step_limits_.emplace_back(static_cast<int>(k), s);
+    if (const auto* c = dynamic_cast<const DirectionCorrection*>(&t))
+      corrections_.emplace_back(static_cast<int>(k), c);
+  }
+  assembler_ = std::make_unique<HessianAssembler>(builder);
 }
 
-void IncrementalPotential::begin(const StepContext& ctx, const Eigen::VectorXd& xhat) {
+void IncrementalPotential::begin(const StepContext& ctx, const Eigen::VectorXd& xhat,
+                                 const TermParameters& p) {
+  SOFTGRAD_CHECK(p.size() == model_.terms.size(),
+                 "parameters for " << p.size() << " of " << model_.terms.size() << " terms");
   dt_ = ctx.dt;
   xhat_ = xhat;
-  for (const auto& t : model_.terms)
-    if (active(*t)) t->begin_step(ctx);
+  for (size_t k = 0; k < data_.size(); ++k) {
+    data_[k]->step = ctx;
+    data_[k]->parameters = p[k].data();
+    if (active(static_cast<int>(k))) model_.terms[k]->begin_step(*data_[k]);
+  }
 }
 
-double IncrementalPotential::value(const Eigen::VectorXd& x) const {
+double IncrementalPotential::value(const Eigen::VectorXd& x) {
   double phi = 0.0;
   if (dynamic()) {
     scratch_ = x - xhat_;
     phi = 0.5 / (dt_ * dt_) * scratch_.dot(model_.mass.cwiseProduct(scratch_));
   }
-  for (const auto& t : model_.terms)
-    if (active(*t)) phi += t->value(x);
+  for (size_t k = 0; k < data_.size(); ++k)
+    if (active(static_cast<int>(k))) phi += model_.terms[k]->value(*data_[k], x);
   return phi;
 }
 
 double IncrementalPotential::max_step(const Eigen::VectorXd& x, const Eigen::VectorXd& dx) const {
   double t = 1.0;
-  for (const auto& term : model_.terms)
-    if (active(*term)) t = std::min(t, term->max_step(x, dx));
+  for (const auto& [k, limit] : step_limits_)
+    if (active(k)) t = std::min(t, limit->max_step(*data_[k], x, dx));
   return t;
 }
 
 bool IncrementalPotential::correct_direction(const Eigen::VectorXd& x, const Eigen::VectorXd& g,
-                                             Eigen::VectorXd& dx) const {
+                                             Eigen::VectorXd& dx) {
   bool changed = false;
-  for (const auto& term : model_.terms)
-    if (active(*term) && term->correct_direction(x, g, dx)) changed = true;
+  for (const auto& [k, correction] : corrections_)
+    if (active(k) && correction->correct_direction(*data_[k], x, g, dx)) changed = true;
   if (changed)
     for (int i : fixed_) dx[i] = 0.0;
   return changed;
 }
 
-void IncrementalPotential::gradient(const Eigen::VectorXd& x, Eigen::VectorXd& g) const {
-  if (dynamic()) {
-    g = model_.mass.cwiseProduct(x - xhat_) / (dt_ * dt_);
-  } else {
-    g.setZero(x.size());
-  }
-  for (const auto& t : model_.terms)
-    if (active(*t)) t->add_gradient(x, g);
-  for (int i : fixed_) g[i] = 0.0;
-}
-
-double IncrementalPotential::value_and_gradient(const Eigen::VectorXd& x,
-                                                Eigen::VectorXd& g) const {
+double IncrementalPotential::value_and_gradient(const Eigen::VectorXd& x, Eigen::VectorXd& g) {
   double phi = 0.0;
   if (dynamic()) {
     scratch_ = x - xhat_;
@@ -67,25 +72,26 @@ double IncrementalPotential::value_and_gradient(const Eigen::VectorXd& x,
   } else {
     g.setZero(x.size());
   }
-  for (const auto& t : model_.terms) {
-    if (!active(*t)) continue;
-    phi += t->value_and_gradient(x, g);
+  for (size_t k = 0; k < data_.size(); ++k) {
+    if (!active(static_cast<int>(k))) continue;
+    phi += model_.terms[k]->value_and_gradient(*data_[k], x, g);
     if (phi == std::numeric_limits<double>::infinity()) return phi;
   }
   for (int i : fixed_) g[i] = 0.0;
   return phi;
 }
 
-void IncrementalPotential::hessian(const Eigen::VectorXd& x, bool project) const {
-  assembler_.set_zero();
-  if (dynamic()) assembler_.add_diagonal(model_.mass / (dt_ * dt_));
-  for (const auto& t : model_.terms)
-    if (active(*t)) t->add_hessian(x, project, assembler_);
-  assembler_.apply_dirichlet(fixed_);
+void IncrementalPotential::hessian(const Eigen::VectorXd& x, bool project) {
+  assembler_->set_zero();
+  if (dynamic()) assembler_->add_diagonal(model_.mass / (dt_ * dt_));
+  for (size_t k = 0; k < data_.size(); ++k)
+    if (active(static_cast<int>(k)))
+      model_.terms[k]->add_hessian(*data_[k], x, project, *assembler_);
+  assembler_->apply_dirichlet(fixed_);
 }
 
 void IncrementalPotential::Operator::apply(const Eigen::VectorXd& in, Eigen::VectorXd& out) const {
-  const auto& phi = phi_;
+  IncrementalPotential& phi = phi_;
   // Eliminated dofs: the operator acts as the identity there and couples nothing.
   Eigen::VectorXd& u = phi.scratch_;
   u = in;
@@ -95,20 +101,22 @@ void IncrementalPotential::Operator::apply(const Eigen::VectorXd& in, Eigen::Vec
   } else {
     out.setZero(in.size());
   }
-  for (const auto& t : phi.model_.terms)
-    if (phi.active(*t)) t->add_hessian_vector_product(x_, u, out);
+  for (size_t k = 0; k < phi.data_.size(); ++k)
+    if (phi.active(static_cast<int>(k)))
+      phi.model_.terms[k]->add_hessian_vector_product(*phi.data_[k], x_, u, out);
   for (int i : phi.fixed_) out[i] = in[i];
 }
 
 void IncrementalPotential::Operator::diagonal(Eigen::VectorXd& d) const {
-  const auto& phi = phi_;
+  IncrementalPotential& phi = phi_;
   if (phi.dynamic()) {
     d = phi.model_.mass / (phi.dt_ * phi.dt_);
   } else {
     d.setZero(x_.size());
   }
-  for (const auto& t : phi.model_.terms)
-    if (phi.active(*t)) t->add_hessian_diagonal(x_, d);
+  for (size_t k = 0; k < phi.data_.size(); ++k)
+    if (phi.active(static_cast<int>(k)))
+      phi.model_.terms[k]->add_hessian_diagonal(*phi.data_[k], x_, d);
   for (int i : phi.fixed_) d[i] = 1.0;
 }
 

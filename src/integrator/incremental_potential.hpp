@@ -1,9 +1,11 @@
 /// @file incremental_potential.hpp
 /// The objective Newton minimises: Phi(x) = 1/(2 dt^2) (x - xhat)^T M (x - xhat) + sum W_k(x)
 /// in dynamics, sum of the static terms in statics. Kinematic dofs are eliminated: the gradient
-/// is zeroed there and the Hessian has identity rows and columns.
+/// is zeroed there and the Hessian has identity rows and columns. It owns one rollout's
+/// workspace for the model's terms: their TermData and the assembled Hessian.
 #pragma once
 
+#include <memory>
 #include <vector>
 
 #include "softgrad/assembly.hpp"
@@ -14,52 +16,57 @@ namespace softgrad {
 
 class IncrementalPotential {
  public:
-  IncrementalPotential(const Model& model, HessianAssembler& assembler);
+  /// Makes every term's data and analyses the Hessian's pattern (once).
+  explicit IncrementalPotential(const Model& model);
 
-  /// Starts a dynamic step (dt > 0, inertia around xhat) or a static solve (dt = 0).
-  void begin(const StepContext& ctx, const Eigen::VectorXd& xhat);
+  /// Starts a dynamic step (dt > 0, inertia around xhat) or a static solve (dt = 0), with the
+  /// rollout's parameter values (which must outlive the step's evaluations).
+  void begin(const StepContext& ctx, const Eigen::VectorXd& xhat, const TermParameters& p);
   bool dynamic() const { return dt_ > 0.0; }
+  /// Whether term k takes part (damping only in dynamics).
+  bool active(int k) const { return dynamic() || model_.terms[k]->in_statics(); }
 
-  double value(const Eigen::VectorXd& x) const;
-  /// The smallest EnergyTerm::max_step over the active terms.
+  double value(const Eigen::VectorXd& x);
+  /// The smallest StepLimit::max_step over the active terms that have one.
   double max_step(const Eigen::VectorXd& x, const Eigen::VectorXd& dx) const;
-  /// EnergyTerm::correct_direction of every active term, kinematic dofs kept at zero; true if
-  /// any changed dx.
-  bool correct_direction(const Eigen::VectorXd& x, const Eigen::VectorXd& g,
-                         Eigen::VectorXd& dx) const;
-  /// g = dPhi/dx with kinematic dofs zeroed.
-  void gradient(const Eigen::VectorXd& x, Eigen::VectorXd& g) const;
-  /// Phi(x) (value() up to round-off) and g = dPhi/dx in one pass over the terms; +infinity,
+  /// DirectionCorrection::correct_direction of every active term that has one, kinematic dofs
+  /// kept at zero; true if any changed dx.
+  bool correct_direction(const Eigen::VectorXd& x, const Eigen::VectorXd& g, Eigen::VectorXd& dx);
+  /// Phi(x) and g = dPhi/dx (kinematic dofs zeroed) in one pass over the terms; +infinity,
   /// with g unspecified, at an infeasible point.
-  double value_and_gradient(const Eigen::VectorXd& x, Eigen::VectorXd& g) const;
+  double value_and_gradient(const Eigen::VectorXd& x, Eigen::VectorXd& g);
   /// Assembles the (projected) Hessian with identity rows/columns for kinematic dofs.
-  void hessian(const Eigen::VectorXd& x, bool project) const;
-  const SparseMatrix& matrix() const { return assembler_.matrix(); }
+  void hessian(const Eigen::VectorXd& x, bool project);
+  const SparseMatrix& matrix() const { return assembler_->matrix(); }
+  HessianAssembler& assembler() { return *assembler_; }
   const std::vector<int>& fixed_dofs() const { return fixed_; }
+  /// Term k's data for the current step (the adjoint's products).
+  TermData& data(int k) { return *data_[k]; }
 
   /// The exact Hessian as an operator (matrix-free CG), with kinematic dofs eliminated.
   class Operator final : public LinearOperator {
    public:
-    Operator(const IncrementalPotential& phi, const Eigen::VectorXd& x) : phi_(phi), x_(x) {}
+    Operator(IncrementalPotential& phi, const Eigen::VectorXd& x) : phi_(phi), x_(x) {}
     int size() const override { return static_cast<int>(x_.size()); }
     void apply(const Eigen::VectorXd& in, Eigen::VectorXd& out) const override;
     void diagonal(Eigen::VectorXd& d) const override;
 
    private:
-    const IncrementalPotential& phi_;
+    IncrementalPotential& phi_;
     const Eigen::VectorXd& x_;
   };
 
  private:
-  bool active(const EnergyTerm& t) const { return dynamic() || t.in_statics(); }
-
   const Model& model_;
-  HessianAssembler& assembler_;
+  std::vector<std::unique_ptr<TermData>> data_;
+  std::unique_ptr<HessianAssembler> assembler_;
+  /// Terms with the optional capabilities, by index.
+  std::vector<std::pair<int, const StepLimit*>> step_limits_;
+  std::vector<std::pair<int, const DirectionCorrection*>> corrections_;
   std::vector<int> fixed_;
-  std::vector<char> is_fixed_;
   double dt_ = 0.0;
   Eigen::VectorXd xhat_;
-  mutable Eigen::VectorXd scratch_;
+  Eigen::VectorXd scratch_;
 };
 
 }  // namespace softgrad

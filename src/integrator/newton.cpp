@@ -18,7 +18,7 @@ NewtonReport fail(NewtonReport r, Status status, const std::string& message) {
 /// Solves H dx = -g with the configured backend; returns false on failure (message in r).
 /// `project`: use the PSD-projected Hessian; an exact Hessian that is not positive definite
 /// (or gives no descent direction) sets it and retries when the options allow projection.
-bool newton_direction(const IncrementalPotential& phi, NewtonLinearSolver solver,
+bool newton_direction(IncrementalPotential& phi, NewtonLinearSolver solver,
                       const NewtonOptions& options, const Eigen::VectorXd& x,
                       const Eigen::VectorXd& g, const Eigen::VectorXd& rhs, Eigen::VectorXd& dx,
                       NewtonReport& r, bool& project) {
@@ -63,7 +63,7 @@ enum class Chord { Rejected, Accepted, Converged };
 ///  - Accepted: a descent step of at most `contraction` times the last step's length that
 ///    decreases Phi sufficiently (x, g, energy and r.step_norm updated); Newton goes on.
 ///  - Rejected: x unchanged; a Newton step follows. x_try and g_try are scratch.
-Chord chord_step(const IncrementalPotential& phi, LinearSolver& solver, double step_tolerance,
+Chord chord_step(IncrementalPotential& phi, LinearSolver& solver, double step_tolerance,
                  double contraction, Eigen::VectorXd& g, const Eigen::VectorXd& rhs,
                  Eigen::VectorXd& dx, NewtonReport& r, double& energy, Eigen::VectorXd& x,
                  Eigen::VectorXd& x_try, Eigen::VectorXd& g_try) {
@@ -104,7 +104,7 @@ bool reusable(const NewtonLinearSolver& solver, const NewtonOptions& options, do
 
 }  // namespace
 
-NewtonReport newton_solve(const IncrementalPotential& phi, NewtonLinearSolver solver,
+NewtonReport newton_solve(IncrementalPotential& phi, NewtonLinearSolver solver,
                           const NewtonOptions& options, double step_tolerance, Eigen::VectorXd& x) {
   NewtonReport r;
   // Energies and gradients come together (value_and_gradient): an accepted line-search point

@@ -16,7 +16,7 @@ struct NewtonLinearSolver {
 };
 
 /// Minimises phi from x (in place). `step_tolerance` is the ||dx||_inf at which it stops [m].
-NewtonReport newton_solve(const IncrementalPotential& phi, NewtonLinearSolver solver,
+NewtonReport newton_solve(IncrementalPotential& phi, NewtonLinearSolver solver,
                           const NewtonOptions& options, double step_tolerance, Eigen::VectorXd& x);
 
 }  // namespace softgrad

@@ -24,28 +24,38 @@ const char* to_string(NewtonReport::Status s) {
   return "?";
 }
 
-Simulator::Simulator(std::shared_ptr<Model> model, SimulationOptions options)
+Simulator::Simulator(std::shared_ptr<const Model> model, SimulationOptions options)
     : model_(std::move(model)), options_(std::move(options)), impl_(std::make_unique<Impl>()) {
   if (!model_) throw InputError("Simulator needs a model");
   if (!(options_.dt > 0.0) || !std::isfinite(options_.dt))
     throw InputError("the time step dt must be positive and finite");
   if (!(options_.newton.tolerance > 0.0)) throw InputError("the Newton tolerance must be positive");
   if (options_.newton.max_iterations < 1) throw InputError("Newton needs at least one iteration");
-  SparsityBuilder builder(model_->n_verts, model_->dim);
-  for (auto& t : model_->terms) t->declare_sparsity(builder);
-  impl_->assembler = std::make_unique<HessianAssembler>(builder);
-  impl_->phi = std::make_unique<IncrementalPotential>(*model_, *impl_->assembler);
+  defaults_ = model_->default_parameters();
+  for (const auto& t : model_->terms) n_parameters_.push_back(t->n_parameters());
+  impl_->phi = std::make_unique<IncrementalPotential>(*model_);
   if (options_.linear.kind == "matfree") {
     make_linear_solver(options_.linear);  // validates the options
     impl_->matrix_free = std::make_unique<MatrixFreeCgSolver>(CgOptions{
         options_.linear.rel_tol, options_.linear.abs_tol, options_.linear.max_iterations});
   } else {
     impl_->linear = make_linear_solver(options_.linear);
-    impl_->linear->analyze(impl_->assembler->matrix());  // the pattern never changes
+    impl_->linear->analyze(impl_->phi->matrix());  // the pattern never changes
   }
 }
 
 Simulator::~Simulator() = default;
+
+void Simulator::check_parameters(const TermParameters& p) const {
+  if (p.size() != model_->terms.size())
+    throw InputError("parameters: " + std::to_string(p.size()) + " vectors for the model's " +
+                     std::to_string(model_->terms.size()) + " energy terms");
+  for (size_t k = 0; k < p.size(); ++k)
+    if (p[k].size() != n_parameters_[k])
+      throw InputError("parameters of term '" + model_->terms[k]->name() +
+                       "': " + std::to_string(p[k].size()) + " values, expected " +
+                       std::to_string(n_parameters_[k]));
+}
 
 State Simulator::rest_state() const {
   State s;
@@ -70,11 +80,17 @@ void Simulator::apply_kinematics(double t, const Eigen::VectorXd* prescribed,
 }
 
 NewtonReport Simulator::step(State& s, const Eigen::VectorXd* prescribed) {
+  return step(s, defaults_, prescribed);
+}
+
+NewtonReport Simulator::step(State& s, const TermParameters& parameters,
+                             const Eigen::VectorXd* prescribed) {
+  check_parameters(parameters);
   const double dt = options_.dt;
   const double t_next = s.t + dt;
   StepContext ctx{dt, t_next, &s.x, &s.v, s.step};
   const Eigen::VectorXd xhat = s.x + dt * s.v;
-  impl_->phi->begin(ctx, xhat);
+  impl_->phi->begin(ctx, xhat, parameters);
   // Initial guess: the inertial prediction, or the start if that is infeasible.
   Eigen::VectorXd x = xhat;
   apply_kinematics(t_next, prescribed, x);
@@ -97,12 +113,18 @@ NewtonReport Simulator::step(State& s, const Eigen::VectorXd* prescribed) {
 }
 
 NewtonReport Simulator::solve_static(State& s, const Eigen::VectorXd* prescribed) {
-  if (model_->kinematic_dofs().empty())
+  return solve_static(s, defaults_, prescribed);
+}
+
+NewtonReport Simulator::solve_static(State& s, const TermParameters& parameters,
+                                     const Eigen::VectorXd* prescribed) {
+  check_parameters(parameters);
+  if (impl_->phi->fixed_dofs().empty())
     throw InputError(
         "a static solve needs boundary conditions: with no fixed vertex the equilibrium is "
         "singular (rigid motions) or unbounded (gravity)");
   StepContext ctx{0.0, s.t, &s.x, &s.v, 0};
-  impl_->phi->begin(ctx, s.x);
+  impl_->phi->begin(ctx, s.x, parameters);
   Eigen::VectorXd x = s.x;
   apply_kinematics(s.t, prescribed, x);
   const double tol = options_.newton.tolerance * model_->length_scale();
@@ -116,10 +138,14 @@ NewtonReport Simulator::solve_static(State& s, const Eigen::VectorXd* prescribed
   return r;
 }
 
-double Simulator::potential_energy(const Eigen::VectorXd& x) const {
+double Simulator::potential_energy(const Eigen::VectorXd& x, const TermParameters& parameters,
+                                   double t) {
+  check_parameters(parameters);
+  const Eigen::VectorXd v = Eigen::VectorXd::Zero(x.size());
+  impl_->phi->begin(StepContext{0.0, t, &x, &v, 0}, x, parameters);
   double e = 0.0;
-  for (const auto& t : model_->terms)
-    if (t->in_statics()) e += t->value(x);
+  for (size_t k = 0; k < model_->terms.size(); ++k)
+    if (model_->terms[k]->in_statics()) e += model_->terms[k]->value(impl_->phi->data(k), x);
   return e;
 }
 

@@ -12,7 +12,6 @@
 namespace softgrad {
 
 struct Simulator::Impl {
-  std::unique_ptr<HessianAssembler> assembler;
   std::unique_ptr<IncrementalPotential> phi;
   std::unique_ptr<LinearSolver> linear;
   std::unique_ptr<MatrixFreeCgSolver> matrix_free;

@@ -56,7 +56,7 @@ LocomotionEnv::LocomotionEnv(Simulator& sim, Rollout rollout, LocomotionOptions 
   rollout_.controller = action_;
   rollout_.controlled_term = options_.muscle_term;
   rollout_.initial.step = 0;
-  controlled_term(sim_, rollout_);  // the term exists and holds T * m activations
+  binding_ = prepare_rollout(sim_, rollout_);  // the term exists and holds T * m activations
 }
 
 Eigen::VectorXd LocomotionEnv::reset() {
@@ -76,7 +76,7 @@ StepResult LocomotionEnv::step(const Eigen::VectorXd& action) {
   psi.tail(options_.n_muscles) = action;
   action_->set_parameters(psi);
   State next = state_;
-  report_ = advance(sim_, rollout_, next);
+  report_ = advance(sim_, rollout_, next, binding_);
   ++simulated_steps_;
   StepResult r;
   double reward = std::numeric_limits<double>::quiet_NaN();

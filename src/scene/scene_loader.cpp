@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "bodies.hpp"
+#include "contact_reader.hpp"
 #include "locomotion_reader.hpp"
 #include "object_reader.hpp"
 #include "regions.hpp"

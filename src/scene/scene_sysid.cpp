@@ -1,124 +1,15 @@
-// The scene sections of system identification and contact: /contact, /markers,
-// /initial/bend and /sysid.
+// The scene sections of system identification: /markers, /initial/bend and /sysid.
 #include "scene_sysid.hpp"
 
 #include <algorithm>
 #include <cmath>
 
 #include "regions.hpp"
-#include "softgrad/contact.hpp"
 #include "softgrad/errors.hpp"
 #include "softgrad/markers.hpp"
 #include "softgrad/parameters.hpp"
 
 namespace softgrad::detail {
-
-namespace {
-
-Eigen::Vector3d to_3d(const Eigen::VectorXd& v, double pad = 0.0) {
-  Eigen::Vector3d out = Eigen::Vector3d::Constant(pad);
-  out.head(v.size()) = v;
-  return out;
-}
-
-// Each key of `keys` must be present exactly when the obstacle's type uses it.
-void check_obstacle_keys(const ObjectReader& r, const std::string& type,
-                         std::initializer_list<const char*> required,
-                         std::initializer_list<const char*> optional) {
-  for (const char* key : required)
-    if (!r.has(key))
-      r.fail(key, "missing key '" + std::string(key) + "', required for type '" + type + "'");
-  static const char* const kShapeKeys[] = {"height",  "point",        "normal", "center",
-                                           "radius",  "half_extents", "x0",     "z0",
-                                           "spacing", "nx",           "heights"};
-  for (const char* key : kShapeKeys) {
-    const auto named = [&](const char* k) { return std::string(k) == key; };
-    if (r.has(key) && std::none_of(required.begin(), required.end(), named) &&
-        std::none_of(optional.begin(), optional.end(), named))
-      r.fail(key, "'" + std::string(key) + "' does not apply to type '" + type + "'");
-  }
-}
-
-// A height field: heights row-major, nx per row.
-void read_height_field(const ObjectReader& r, int dim, Obstacle& o) {
-  check_obstacle_keys(r, "height_field", {"spacing", "heights"}, {"x0", "z0", "nx"});
-  if (dim == 2 && r.has("z0")) r.fail("z0", "'z0' applies to 3D height fields only");
-  o.shape = Obstacle::Shape::HeightField;
-  o.x0 = r.number("x0");
-  o.z0 = r.number("z0");
-  o.spacing = r.number("spacing");
-  if (!r.at("heights").is_array())
-    r.fail("heights", "expected a list of numbers, got " + describe_json(r.at("heights")));
-  const Eigen::VectorXd h = r.vector("heights", static_cast<int>(r.at("heights").size()), {});
-  o.heights.assign(h.data(), h.data() + h.size());
-  if (dim == 3 && !r.has("nx")) r.fail("nx", "missing key 'nx', required for 3D height fields");
-  o.nx = r.has("nx") ? r.integer("nx") : static_cast<int>(h.size());
-  o.nz = dim == 3 ? static_cast<int>(h.size()) / o.nx : 1;
-  const bool whole = static_cast<int>(h.size()) == o.nx * o.nz;
-  if (o.nx < 2 || !whole || (dim == 3 && o.nz < 2)) {
-    r.fail("heights", std::to_string(h.size()) + " heights do not make a grid of nx = " +
-                          std::to_string(o.nx) + " columns" +
-                          (dim == 3 ? " and at least 2 rows" : " (at least 2 heights)"));
-  }
-}
-
-Obstacle read_obstacle(const ObjectReader& r, int index, int dim) {
-  Obstacle o;
-  o.name = r.has("name") ? r.string("name") : "obstacle" + std::to_string(index);
-  const std::string type = r.string("type");
-  if (type == "ground") {
-    check_obstacle_keys(r, type, {}, {"height"});
-    o.shape = Obstacle::Shape::HalfSpace;
-    o.point = Eigen::Vector3d(0.0, r.number("height"), 0.0);
-    o.normal = Eigen::Vector3d::UnitY();
-  } else if (type == "half_space") {
-    check_obstacle_keys(r, type, {"point", "normal"}, {});
-    o.shape = Obstacle::Shape::HalfSpace;
-    o.point = to_3d(r.vector("point", dim, {}));
-    const Eigen::Vector3d n = to_3d(r.vector("normal", dim, {}));
-    if (!(n.norm() > 0.0)) r.fail("normal", "the normal must be non-zero");
-    o.normal = n.normalized();
-  } else if (type == "sphere") {
-    check_obstacle_keys(r, type, {"center", "radius"}, {});
-    o.shape = Obstacle::Shape::Sphere;
-    o.center = to_3d(r.vector("center", dim, {}));
-    o.radius = r.number("radius");
-  } else if (type == "box") {
-    check_obstacle_keys(r, type, {"center", "half_extents"}, {});
-    o.shape = Obstacle::Shape::Box;
-    o.center = to_3d(r.vector("center", dim, {}));
-    o.half_extents = to_3d(r.vector("half_extents", dim, {}), 1.0);
-  } else {
-    read_height_field(r, dim, o);
-  }
-  return o;
-}
-
-}  // namespace
-
-void read_contact(const ObjectReader& top, Model& model) {
-  if (!top.has("contact")) return;
-  const ObjectReader c = top.object("contact", schema::contact);
-  ContactOptions options;
-  options.model = c.string("model");
-  options.stiffness = c.number("stiffness");
-  options.activation_distance = c.number("activation_distance");
-  options.friction = c.number("friction");
-  options.friction_velocity = c.number("friction_velocity");
-  const std::vector<const Json*> entries = c.list("obstacles");
-  if (entries.empty()) c.fail("obstacles", "contact needs at least one obstacle");
-  for (size_t i = 0; i < entries.size(); ++i) {
-    const ObjectReader r(top.source(), *entries[i],
-                         child_pointer(c.path("obstacles"), std::to_string(i)), schema::obstacle);
-    options.obstacles.push_back(read_obstacle(r, static_cast<int>(i), model.dim));
-  }
-  if (c.has("region")) options.vertices = select_region(c, "region", model);
-  try {
-    add_contact(model, std::move(options));
-  } catch (const InputError& e) {
-    c.fail_here(e.what());
-  }
-}
 
 void read_markers(const ObjectReader& top, Scene& scene) {
   const std::vector<const Json*> entries = top.list("markers");

@@ -1,17 +1,12 @@
 /// @file scene_sysid.hpp
-/// Internal: the scene sections of system identification and contact: /contact (obstacles and
-/// friction, added to the model as a contact term), /markers, /initial/bend (a bent initial pose)
-/// and /sysid (what softgrad sysid fits).
+/// Internal: the scene sections of system identification: /markers, /initial/bend (a bent
+/// initial pose) and /sysid (what softgrad sysid fits).
 #pragma once
 
 #include "object_reader.hpp"
 #include "softgrad/scene.hpp"
 
 namespace softgrad::detail {
-
-/// Reads /contact (if present) and adds a contact term to the model.
-/// @throws InputError naming the key (e.g. /contact/obstacles/0/radius).
-void read_contact(const ObjectReader& top, Model& model);
 
 /// Reads /markers into scene.markers, checking that each lies inside a body.
 /// @pre scene.model holds the bodies. @throws InputError naming /markers/<i>/...

@@ -14,8 +14,7 @@ class DoubleWellTerm final : public EnergyTerm {
  public:
   DoubleWellTerm(const Model& m, double a, double s) : m_(m), a_(a), s_(s) {}
   std::string name() const override { return "double_well"; }
-  void declare_sparsity(SparsityBuilder&) override {}
-  double value(const Eigen::VectorXd& x) const override {
+  double value(TermData&, const Eigen::VectorXd& x) const override {
     double w = 0.0;
     for (int v = 0; v < m_.n_verts; ++v) {
       const double q = y(x, v) * y(x, v) - s_ * s_;
@@ -23,23 +22,27 @@ class DoubleWellTerm final : public EnergyTerm {
     }
     return w;
   }
-  void add_gradient(const Eigen::VectorXd& x, Eigen::VectorXd& g) const override {
+  double value_and_gradient(TermData& d, const Eigen::VectorXd& x,
+                            Eigen::VectorXd& g) const override {
     for (int v = 0; v < m_.n_verts; ++v)
       g[v * m_.dim + 1] += 4 * a_ * y(x, v) * (y(x, v) * y(x, v) - s_ * s_);
+    return value(d, x);
   }
-  void add_hessian(const Eigen::VectorXd& x, bool project, HessianAssembler& H) const override {
+  void add_hessian(TermData& data, const Eigen::VectorXd& x, bool project,
+                   HessianAssembler& H) const override {
     Eigen::VectorXd d = Eigen::VectorXd::Zero(x.size());
-    add_hessian_diagonal(x, d);
+    add_hessian_diagonal(data, x, d);
     if (project) d = d.cwiseMax(0.0);
     H.add_diagonal(d);
   }
-  void add_hessian_vector_product(const Eigen::VectorXd& x, const Eigen::VectorXd& u,
-                                  Eigen::VectorXd& out) const override {
+  void add_hessian_vector_product(TermData& data, const Eigen::VectorXd& x,
+                                  const Eigen::VectorXd& u, Eigen::VectorXd& out) const override {
     Eigen::VectorXd d = Eigen::VectorXd::Zero(x.size());
-    add_hessian_diagonal(x, d);
+    add_hessian_diagonal(data, x, d);
     out += d.cwiseProduct(u);
   }
-  void add_hessian_diagonal(const Eigen::VectorXd& x, Eigen::VectorXd& d) const override {
+  void add_hessian_diagonal(TermData&, const Eigen::VectorXd& x,
+                            Eigen::VectorXd& d) const override {
     for (int v = 0; v < m_.n_verts; ++v)
       d[v * m_.dim + 1] += a_ * (12 * y(x, v) * y(x, v) - 4 * s_ * s_);
   }

@@ -1,63 +1,49 @@
 // A term written outside the library, with a parameter, gets exact gradients from the adjoint
-// through its mixed product alone: no adjoint code of its own.
+// through the stencil base alone: no derivative or adjoint code of its own.
 #include <doctest/doctest.h>
 
 #include "adjoint/gradient_check.hpp"
-#include "softgrad/assembly.hpp"
+#include "softgrad/ad_stencil_term.hpp"
 
 namespace softgrad::test {
 namespace {
 
-/// W = k/2 sum_v |x_v - a_v|^2: vertices tied to anchor points by zero-length springs.
-class AnchorTerm final : public EnergyTerm {
+/// W = k/2 sum_v |x_v - a_v|^2: vertices tied to anchor points by zero-length springs. Written
+/// as a user would, on the AD stencil base: one stencil per vertex, its energy a template, and
+/// the parameter k mapped to the stencils' local inputs. Everything else (gradients, Hessians,
+/// the adjoint's products) comes from the base.
+class AnchorTerm final : public AdStencilTerm<AnchorTerm, 3, 1> {
+  friend AdStencilTerm<AnchorTerm, 3, 1>;
+
  public:
-  AnchorTerm(int dim, std::vector<int> verts, Eigen::VectorXd anchors, double k)
-      : dim_(dim), verts_(std::move(verts)), anchors_(std::move(anchors)), k_(k) {}
+  AnchorTerm(int n_verts, std::vector<int> verts, Eigen::VectorXd anchors, double k)
+      : AdStencilTerm(3, n_verts, std::move(verts), 1), anchors_(std::move(anchors)), k_(k) {}
   std::string name() const override { return "anchor"; }
-  void declare_sparsity(SparsityBuilder&) override {}
-  double value(const Eigen::VectorXd& x) const override {
-    double w = 0.0;
-    for (size_t i = 0; i < verts_.size(); ++i) w += 0.5 * k_ * r(x, i).squaredNorm();
-    return w;
-  }
-  void add_gradient(const Eigen::VectorXd& x, Eigen::VectorXd& g) const override {
-    for (size_t i = 0; i < verts_.size(); ++i) g.segment(verts_[i] * dim_, dim_) += k_ * r(x, i);
-  }
-  void add_hessian(const Eigen::VectorXd& x, bool, HessianAssembler& H) const override {
-    Eigen::VectorXd d = Eigen::VectorXd::Zero(x.size());
-    add_hessian_diagonal(x, d);
-    H.add_diagonal(d);
-  }
-  void add_hessian_vector_product(const Eigen::VectorXd&, const Eigen::VectorXd& u,
-                                  Eigen::VectorXd& out) const override {
-    for (int v : verts_) out.segment(v * dim_, dim_) += k_ * u.segment(v * dim_, dim_);
-  }
-  void add_hessian_diagonal(const Eigen::VectorXd&, Eigen::VectorXd& d) const override {
-    for (int v : verts_) d.segment(v * dim_, dim_).array() += k_;
-  }
-  // The parameter: one group, and the two products of d(dW/dx)/dk = sum_v (x_v - a_v).
   std::vector<ParameterGroup> parameter_groups() const override {
     return {{"stiffness", "N/m", 0, 1, ParameterGroup::Layout::Scalar, 0.0, 1e300}};
   }
-  void get_parameters(double* p) const override { p[0] = k_; }
-  void set_parameters(const double* p) override { k_ = p[0]; }
-  void add_parameter_mixed_product(const Eigen::VectorXd& x, const Eigen::VectorXd& lambda,
-                                   double* out) const override {
-    for (size_t i = 0; i < verts_.size(); ++i)
-      out[0] += lambda.segment(verts_[i] * dim_, dim_).dot(r(x, i));
-  }
-  void add_parameter_jvp(const Eigen::VectorXd& x, const double* dp,
-                         Eigen::VectorXd& out) const override {
-    for (size_t i = 0; i < verts_.size(); ++i)
-      out.segment(verts_[i] * dim_, dim_) += dp[0] * r(x, i);
-  }
+  Eigen::VectorXd default_parameters() const override { return Eigen::VectorXd::Constant(1, k_); }
 
  private:
-  Eigen::VectorXd r(const Eigen::VectorXd& x, size_t i) const {
-    return x.segment(verts_[i] * dim_, dim_) - anchors_.segment(i * dim_, dim_);
+  /// E_s(x; k) = k/2 |x - a_s|^2.
+  struct Spring {
+    const double* a;
+    template <class T, class P>
+    T operator()(const T* x, const P* q) const {
+      T e = T(0.0);
+      for (int i = 0; i < 3; ++i) e = e + 0.5 * q[0] * (x[i] - a[i]) * (x[i] - a[i]);
+      return e;
+    }
+  };
+  Spring stencil_energy(const Data&, int s) const { return {anchors_.data() + 3 * s}; }
+  void local_inputs(const Data& d, int, double* q) const { q[0] = d.parameters[0]; }
+  void scatter_parameter_products(const Data&, const double* P, double* bar) const override {
+    for (int s = 0; s < n_stencils(); ++s) bar[0] += P[s];
   }
-  int dim_;
-  std::vector<int> verts_;
+  void gather_parameter_directions(const Data&, const double* dir, double* dP) const override {
+    for (int s = 0; s < n_stencils(); ++s) dP[s] = dir[0];
+  }
+
   Eigen::VectorXd anchors_;
   double k_;
 };
@@ -70,7 +56,7 @@ TEST_CASE("adjoint: a user-defined term's parameter is differentiated through it
   Eigen::VectorXd anchors(p.tip.size() * 3);
   for (size_t i = 0; i < p.tip.size(); ++i)
     anchors.segment(i * 3, 3) = m.X.segment(p.tip[i] * 3, 3) + Eigen::Vector3d(0.0, 0.02, 0.0);
-  m.terms.push_back(std::make_unique<AnchorTerm>(3, p.tip, anchors, 20.0));
+  m.terms.push_back(std::make_unique<AnchorTerm>(m.n_verts, p.tip, anchors, 20.0));
   p.sim = std::make_unique<Simulator>(p.model, p.sim->options());  // the pattern is analysed anew
   const auto loss = mixed_loss(p);
   const ParameterSet params(*p.sim, p.rollout, {"anchor.stiffness", "youngs"});

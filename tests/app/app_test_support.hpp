@@ -20,9 +20,10 @@ namespace softgrad::test {
 inline Scene tiny_scene(const std::filesystem::path& out, int steps = 3) {
   Scene scene;
   scene.name = "tiny";
-  scene.model = box_model("neo_hookean", 1e5, 0.3, 1000.0, {2, 1, 1}, {0.2, 0.1, 0.1});
-  add_gravity(*scene.model, Eigen::Vector3d(0, -9.81, 0));
-  fix_vertices(*scene.model, vertices_at(*scene.model, 0, 0.0), "clamp");
+  auto model = box_model("neo_hookean", 1e5, 0.3, 1000.0, {2, 1, 1}, {0.2, 0.1, 0.1});
+  add_gravity(*model, Eigen::Vector3d(0, -9.81, 0));
+  fix_vertices(*model, vertices_at(*model, 0, 0.0), "clamp");
+  scene.model = model;
   scene.options.dt = 0.01;
   scene.options.newton.tolerance = 1e-6;
   scene.steps = steps;

@@ -12,11 +12,9 @@
 namespace softgrad::test {
 
 /// A ground plane through the origin, tilted by `angle` about z (normal (-sin, cos, 0)).
-inline Obstacle ground(double angle = 0.0) {
-  Obstacle g;
-  g.name = "ground";
-  g.normal = Eigen::Vector3d(-std::sin(angle), std::cos(angle), 0.0);
-  return g;
+inline std::shared_ptr<const HalfSpace> ground(double angle = 0.0) {
+  return std::make_shared<HalfSpace>("ground", Eigen::Vector3d::Zero(),
+                                     Eigen::Vector3d(-std::sin(angle), std::cos(angle), 0.0));
 }
 
 /// A 2D soft block (0.1 x 0.05 m, 1000 kg/m^2) resting `gap` above a ground tilted by `angle`,
@@ -37,7 +35,7 @@ inline std::shared_ptr<Model> block_on_ground(const std::string& contact_model, 
   g << 0.0, -9.81;
   add_gravity(m, g);
   ContactOptions opt;
-  opt.model = contact_model;
+  opt.model = contact_model == "barrier" ? ContactModel::Barrier : ContactModel::Penalty;
   opt.stiffness = k;
   // Barrier range 1 mm; the penalty's smoothing band well inside its ~0.5 mm penetration.
   opt.activation_distance = contact_model == "barrier" ? 1e-3 : 1e-4;

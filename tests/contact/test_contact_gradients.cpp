@@ -84,16 +84,16 @@ TEST_CASE("contact: closed-form penalty derivatives equal AD and central differe
         dim == 2 ? rectangle_model("neo_hookean", 1e3, 0.3, 100.0, {3, 1}, {0.3, 0.1})
                  : box_model("neo_hookean", 1e3, 0.3, 100.0, {2, 1, 1}, {0.2, 0.1, 0.1});
     ContactOptions o;
-    o.model = "penalty";
+    o.model = ContactModel::Penalty;
     o.stiffness = 2e4;
     o.friction = 0.6;
-    Obstacle ground, wall;
-    wall.point = Eigen::Vector3d(0.25, 0.0, 0.0);
-    wall.normal = Eigen::Vector3d(-1.0, 0.3, 0.2).normalized();
-    if (dim == 2) wall.normal = Eigen::Vector3d(-1.0, 0.3, 0.0).normalized();
-    o.obstacles = {ground, wall};
+    const Eigen::Vector3d wall_normal = dim == 2 ? Eigen::Vector3d(-1.0, 0.3, 0.0).normalized()
+                                                 : Eigen::Vector3d(-1.0, 0.3, 0.2).normalized();
+    o.obstacles = {
+        std::make_shared<HalfSpace>("ground", Eigen::Vector3d::Zero(), Eigen::Vector3d::UnitY()),
+        std::make_shared<HalfSpace>("wall", Eigen::Vector3d(0.25, 0.0, 0.0), wall_normal)};
     add_contact(*m, o);
-    EnergyTerm& term = *m->terms.back();
+    const EnergyTerm& term = *m->terms.back();
     const int n = m->n_verts;
     // Start of the step: every vertex within reach of the ground (friction acts on all).
     Eigen::VectorXd x_prev = m->X, x = m->X;
@@ -108,10 +108,9 @@ TEST_CASE("contact: closed-form penalty derivatives equal AD and central differe
       if (dim == 3) x[v * dim + 2] -= 0.5 * slide;
       x[v * dim + 1] += 0.0004 * std::sin(1.3 * v);
     }
-    const Eigen::VectorXd v_prev = Eigen::VectorXd::Zero(x.size());
-    term.begin_step({0.01, 0.01, &x_prev, &v_prev, 0});
+    TermEvaluation step(term, x_prev, 0.01);
     // Stick needs a difference step below eps_v dt = 1e-5 m.
-    check_term_derivatives(term, x, n, dim, 1e-10, 1e-9, 1e-5);
+    check_term_derivatives(term, step.data(), x, n, dim, 1e-10, 1e-9, 1e-5);
   }
 }
 

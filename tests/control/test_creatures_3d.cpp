@@ -12,6 +12,7 @@
 #include "softgrad/creatures.hpp"
 #include "softgrad/errors.hpp"
 #include "softgrad/training.hpp"
+#include "support/term_evaluation.hpp"
 
 namespace softgrad::test {
 namespace {
@@ -32,16 +33,14 @@ std::vector<double> signed_volumes(const Model& m) {
 /// W = V k/2 a^2.
 std::vector<double> muscle_volumes(const Creature& c, double k) {
   const Model& m = *c.model;
-  EnergyTerm* term = nullptr;
-  for (const auto& t : m.terms)
-    if (t->name() == c.muscle_term) term = t.get();
-  REQUIRE(term != nullptr);
+  const EnergyTerm& term = *m.terms[m.find_term(c.muscle_term)];
   std::vector<double> vol;
-  const double a = 0.2, zero = 0.0;
+  const double a = 0.2;
   for (int i = 0; i < c.n_muscles; ++i) {
-    term->set_parameter_range(i, &a, 1);  // step 0, muscle i
-    vol.push_back(2.0 * term->value(m.X) / (k * a * a));
-    term->set_parameter_range(i, &zero, 1);
+    Eigen::VectorXd activations = term.default_parameters();
+    activations[i] = a;  // step 0, muscle i
+    test::TermEvaluation step(term, m.X, 0.01, activations);
+    vol.push_back(2.0 * term.value(step.data(), m.X) / (k * a * a));
   }
   return vol;
 }
@@ -211,7 +210,7 @@ TEST_CASE("creatures_3d: worm and penalty-contact gait gradients match differenc
   Creature3dOptions o;
   o.steps = 12;
   check_gait_gradient(make_worm_3d(4, o), 12);
-  o.contact = "penalty";
+  o.contact = ContactModel::Penalty;
   check_gait_gradient(make_quadruped_3d(o), 12);
 }
 

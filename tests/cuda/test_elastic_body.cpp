@@ -10,6 +10,7 @@
 #include "softgrad/solvers/cpu/cholmod_solver.hpp"
 #include "softgrad/solvers/cuda/elastic_body.hpp"
 #include "softgrad/solvers/cuda/matrix_free_cg.hpp"
+#include "support/term_evaluation.hpp"
 #include "support/tiny_models.hpp"
 
 namespace softgrad::test {
@@ -27,12 +28,15 @@ void check_close(const Eigen::VectorXd& a, const Eigen::VectorXd& b, double rtol
 struct Fixture {
   std::shared_ptr<Model> model;
   const EnergyTerm* term = nullptr;
+  std::unique_ptr<TermEvaluation> evaluation;  ///< the term's data (static step, defaults)
   Eigen::VectorXd x;
   Eigen::VectorXd u;
+  TermData& d() { return evaluation->data(); }
 
   explicit Fixture(const std::string& material) {
     model = box_model(material, 1e5, 0.3, 1000.0, {3, 2, 2}, {0.3, 0.2, 0.2});
     term = model->terms.front().get();
+    evaluation = std::make_unique<TermEvaluation>(*term, model->X);
     std::mt19937_64 rng(7);
     std::uniform_real_distribution<double> noise(-1.0, 1.0);
     x = model->X;
@@ -59,17 +63,17 @@ TEST_CASE("cuda/elastic_body: energy, gradient, Hessians and products match the 
     u.upload(f.u);
     // Energy and gradient.
     BatchReport report;
-    CHECK(device.energy(x, &report) == doctest::Approx(f.term->value(f.x)).epsilon(1e-12));
+    CHECK(device.energy(x, &report) == doctest::Approx(f.term->value(f.d(), f.x)).epsilon(1e-12));
     CHECK(report.ok());
     Eigen::VectorXd g_cpu = Eigen::VectorXd::Zero(f.x.size()), g_gpu;
-    f.term->add_gradient(f.x, g_cpu);
+    f.term->value_and_gradient(f.d(), f.x, g_cpu);
     cuda::DeviceVector g(context, f.x.size());
     CHECK(device.add_gradient(x, g).ok());
     g.download(g_gpu);
     check_close(g_gpu, g_cpu, 1e-12);
     // Hessians, exact and projected, written into the CSR values of the CPU pattern.
     SparsityBuilder builder(f.model->n_verts, 3);
-    f.model->terms.front()->declare_sparsity(builder);
+    f.term->declare_sparsity(builder, f.d());
     HessianAssembler H(builder);
     cuda::DeviceCsrMatrix H_gpu(context);
     H_gpu.set_pattern(H.matrix());
@@ -77,7 +81,7 @@ TEST_CASE("cuda/elastic_body: energy, gradient, Hessians and products match the 
     for (bool project : {false, true}) {
       INFO("projected " << project);
       H.set_zero();
-      f.term->add_hessian(f.x, project, H);
+      f.term->add_hessian(f.d(), f.x, project, H);
       H_gpu.set_values_zero();
       CHECK(device.add_hessian(x, project, H_gpu).ok());
       Eigen::VectorXd values(H.matrix().nonZeros());
@@ -88,7 +92,7 @@ TEST_CASE("cuda/elastic_body: energy, gradient, Hessians and products match the 
       Eigen::VectorXd d_cpu = Eigen::VectorXd::Zero(f.x.size()), d_gpu;
       cuda::DeviceVector d(context, f.x.size());
       if (project) {
-        f.term->add_hessian_diagonal(f.x, d_cpu);
+        f.term->add_hessian_diagonal(f.d(), f.x, d_cpu);
         device.add_hessian_diagonal(x, true, d);
         d.download(d_gpu);
         check_close(d_gpu, d_cpu, 1e-9);
@@ -96,7 +100,7 @@ TEST_CASE("cuda/elastic_body: energy, gradient, Hessians and products match the 
     }
     // Hessian-vector products against the exact assembled Hessian.
     H.set_zero();
-    f.term->add_hessian(f.x, false, H);
+    f.term->add_hessian(f.d(), f.x, false, H);
     const Eigen::VectorXd Hu_cpu = H.matrix() * f.u;
     cuda::DeviceVector Hu(context, f.x.size());
     CHECK(device.add_hessian_vector_product(x, u, Hu).ok());
@@ -136,10 +140,10 @@ TEST_CASE("cuda/matrix_free_cg: solves the elastic Newton system like CHOLMOD") 
     for (int i = 0; i < 3; ++i) fixed.push_back(3 * v + i);
   // CPU: H = M/dt^2 + K(x), Dirichlet rows and columns, solved by CHOLMOD.
   SparsityBuilder builder(f.model->n_verts, 3);
-  f.model->terms.front()->declare_sparsity(builder);
+  f.term->declare_sparsity(builder, f.d());
   HessianAssembler H(builder);
   H.set_zero();
-  f.term->add_hessian(f.x, false, H);
+  f.term->add_hessian(f.d(), f.x, false, H);
   const Eigen::VectorXd mass = f.model->mass / (dt * dt);
   H.add_diagonal(mass);
   H.apply_dirichlet(fixed);

@@ -38,13 +38,14 @@ class ConstantTerm final : public EnergyTerm {
  public:
   explicit ConstantTerm(double value) : value_(value) {}
   std::string name() const override { return value_ > 0 ? "plus" : "minus"; }
-  void declare_sparsity(SparsityBuilder&) override {}
-  double value(const Eigen::VectorXd&) const override { return value_; }
-  void add_gradient(const Eigen::VectorXd&, Eigen::VectorXd&) const override {}
-  void add_hessian(const Eigen::VectorXd&, bool, HessianAssembler&) const override {}
-  void add_hessian_vector_product(const Eigen::VectorXd&, const Eigen::VectorXd&,
+  double value(TermData&, const Eigen::VectorXd&) const override { return value_; }
+  double value_and_gradient(TermData&, const Eigen::VectorXd&, Eigen::VectorXd&) const override {
+    return value_;
+  }
+  void add_hessian(TermData&, const Eigen::VectorXd&, bool, HessianAssembler&) const override {}
+  void add_hessian_vector_product(TermData&, const Eigen::VectorXd&, const Eigen::VectorXd&,
                                   Eigen::VectorXd&) const override {}
-  void add_hessian_diagonal(const Eigen::VectorXd&, Eigen::VectorXd&) const override {}
+  void add_hessian_diagonal(TermData&, const Eigen::VectorXd&, Eigen::VectorXd&) const override {}
 
  private:
   double value_;

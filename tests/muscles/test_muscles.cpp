@@ -122,14 +122,11 @@ TEST_CASE("muscles: closed-form edge Hessians and gradients equal AD and central
     std::vector<MuscleEdge> edges;
     for (int v = 1; v < n; ++v) edges.push_back({v - 1, v, v % 2});
     add_muscle_edges(*m, "edges", edges, 2e3, 2, 1);
-    EnergyTerm& term = *m->terms.back();
-    const double activations[] = {0.3, -0.2};
-    term.set_parameters(activations);
-    const Eigen::VectorXd x_prev = m->X;
-    term.begin_step({0.01, 0.01, &x_prev, nullptr, 0});
+    const EnergyTerm& term = *m->terms.back();
+    TermEvaluation step(term, m->X, 0.01, Eigen::Vector2d(0.3, -0.2));
     Eigen::VectorXd x = m->X;
     for (int i = 0; i < x.size(); ++i) x[i] += 0.02 * std::sin(1.7 * i + 0.3);
-    check_term_derivatives(term, x, n, dim, 1e-12, 1e-6, 1e-6);
+    check_term_derivatives(term, step.data(), x, n, dim, 1e-12, 1e-6, 1e-6);
   }
 }
 

@@ -31,7 +31,7 @@ Crawler crawler(int newton_iterations = 100) {
   Model& m = *c.model;
   add_gravity(m, Eigen::Vector2d(0.0, -9.81));
   ContactOptions contact;
-  contact.model = "penalty";
+  contact.model = ContactModel::Penalty;
   contact.stiffness = 1e5;
   contact.friction = 0.8;
   contact.obstacles = {ground()};

@@ -97,7 +97,7 @@ TEST_CASE("scenes/locomotion_reader: 3D creatures take 3D defaults, keys given o
   const Creature reference = make_quadruped_3d(o);
   Eigen::VectorXd x = q.model->X;
   x[3 * 81 + 1] += 0.004;
-  const Simulator a(q.model, q.options), b(reference.model, q.options);
+  Simulator a(q.model, q.options), b(reference.model, q.options);
   CHECK(a.potential_energy(x) == doctest::Approx(b.potential_energy(x)).epsilon(1e-12));
   // Given keys override them.
   const Scene w = parse(creature_json(
@@ -110,7 +110,7 @@ TEST_CASE("scenes/locomotion_reader: 3D creatures take 3D defaults, keys given o
   CHECK(w.model->bodies.front().n_elems() == 8 * 144);
   Eigen::VectorXd y = w.model->X;
   y[3 * 5 + 1] += 0.002;
-  const Simulator c(w.model, w.options), d(worm.model, w.options);
+  Simulator c(w.model, w.options), d(worm.model, w.options);
   CHECK(c.potential_energy(y) == doctest::Approx(d.potential_energy(y)).epsilon(1e-12));
   CHECK(c.kinetic_energy(Eigen::VectorXd::Ones(y.size())) ==
         doctest::Approx(d.kinetic_energy(Eigen::VectorXd::Ones(y.size()))).epsilon(1e-12));

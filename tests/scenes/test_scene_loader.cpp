@@ -5,6 +5,7 @@
 
 #include "io/io_test_support.hpp"
 #include "scenes/scene_test_support.hpp"
+#include "support/term_evaluation.hpp"
 
 using namespace softgrad;
 using test::error_of;
@@ -16,7 +17,10 @@ namespace {
 Eigen::VectorXd term_gradient(const Model& model, const std::string& name) {
   Eigen::VectorXd g = Eigen::VectorXd::Zero(model.n_dofs());
   for (const auto& term : model.terms)
-    if (term->name() == name) term->add_gradient(model.X, g);
+    if (term->name() == name) {
+      test::TermEvaluation at_rest(*term, model.X);
+      term->value_and_gradient(at_rest.data(), model.X, g);
+    }
   return g;
 }
 

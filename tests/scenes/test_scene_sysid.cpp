@@ -71,6 +71,10 @@ TEST_CASE("scenes/sysid: contact errors name the obstacle's key") {
         "columns (at least 2 heights)");
   CHECK(error_of(contact_scene(R"({"stiffness": -1, "obstacles": [{"type": "ground"}]})")) ==
         "inline.json: /contact/stiffness: -1 N/m is outside (0, inf)");
+  // The contact model is an enum in the library: an unknown one is refused here, by name.
+  CHECK(
+      contains(error_of(contact_scene(R"({"model": "spring", "obstacles": [{"type": "ground"}]})")),
+               "inline.json: /contact/model: unknown value 'spring'"));
   // A barrier needs a start outside every obstacle: the square's bottom lies on y = 0.
   CHECK(contains(error_of(contact_scene(R"({"obstacles": [{"type": "ground"}]})")),
                  "inline.json: /contact: vertex 0 is not outside obstacle 'obstacle0' at rest"));

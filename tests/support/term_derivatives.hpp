@@ -10,33 +10,36 @@
 
 #include "softgrad/assembly.hpp"
 #include "softgrad/energy.hpp"
+#include "support/term_evaluation.hpp"
 
 namespace softgrad::test {
 
 /// `hessian_tol`: relative to |H u|; `h`: the difference step; `gradient_tol`: relative, with
 /// 1e-6 |g| as the absolute floor.
-inline void check_term_derivatives(EnergyTerm& term, const Eigen::VectorXd& x, int n_verts, int dim,
-                                   double hessian_tol, double h, double gradient_tol) {
+/// `d`: the term's data for the step (support/term_evaluation.hpp).
+inline void check_term_derivatives(const EnergyTerm& term, TermData& d, const Eigen::VectorXd& x,
+                                   int n_verts, int dim, double hessian_tol, double h,
+                                   double gradient_tol) {
   SparsityBuilder builder(n_verts, dim);
-  term.declare_sparsity(builder);
+  term.declare_sparsity(builder, d);
   HessianAssembler H(builder);
   H.set_zero();
-  term.add_hessian(x, false, H);
+  term.add_hessian(d, x, false, H);
   for (int k = 0; k < 3; ++k) {
     const Eigen::VectorXd u = Eigen::VectorXd::NullaryExpr(
         x.size(), [k](Eigen::Index i) { return std::cos(0.9 * static_cast<double>(i) + k); });
     Eigen::VectorXd ad_hu = Eigen::VectorXd::Zero(x.size());
-    term.add_hessian_vector_product(x, u, ad_hu);
+    term.add_hessian_vector_product(d, x, u, ad_hu);
     const Eigen::VectorXd hu = H.matrix() * u;
     CHECK((hu - ad_hu).norm() <= hessian_tol * ad_hu.norm());
   }
   Eigen::VectorXd g = Eigen::VectorXd::Zero(x.size());
-  CHECK(term.value_and_gradient(x, g) == doctest::Approx(term.value(x)).epsilon(1e-13));
+  CHECK(term.value_and_gradient(d, x, g) == doctest::Approx(term.value(d, x)).epsilon(1e-13));
   for (int i = 0; i < x.size(); ++i) {
     Eigen::VectorXd xp = x, xm = x;
     xp[i] += h;
     xm[i] -= h;
-    const double fd = (term.value(xp) - term.value(xm)) / (2 * h);
+    const double fd = (term.value(d, xp) - term.value(d, xm)) / (2 * h);
     CHECK(g[i] == doctest::Approx(fd).epsilon(gradient_tol).scale(1e-6 * g.norm()));
   }
 }

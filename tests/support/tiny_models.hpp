@@ -14,6 +14,7 @@
 #include "softgrad/material_model.hpp"
 #include "softgrad/mesh_generators.hpp"
 #include "softgrad/model.hpp"
+#include "support/term_evaluation.hpp"
 
 namespace softgrad::test {
 
@@ -112,7 +113,10 @@ inline double momentum_scale(const Model& model, const Eigen::VectorXd& v) {
 inline Eigen::VectorXd potential_gradient(const Model& model, const Eigen::VectorXd& x) {
   Eigen::VectorXd g = Eigen::VectorXd::Zero(model.n_dofs());
   for (const auto& t : model.terms)
-    if (t->in_statics()) t->add_gradient(x, g);
+    if (t->in_statics()) {
+      TermEvaluation e(*t, x);
+      t->value_and_gradient(e.data(), x, g);
+    }
   return g;
 }
 

@@ -77,6 +77,7 @@ class LocomotionEnv final : public Env {
  private:
   Simulator& sim_;
   Rollout rollout_;  ///< the template, driven by action_
+  ControllerBinding binding_;
   LocomotionOptions options_;
   std::shared_ptr<MlpController> policy_shape_;  ///< observations and architecture
   std::shared_ptr<MlpController> action_;        ///< applies the action rule to y (see .cpp)

@@ -1,0 +1,139 @@
+// The scene's /contact section: the contact model and coefficients, and the obstacles, one
+// reader per obstacle type (the table below is the factory).
+#include "contact_reader.hpp"
+
+#include <algorithm>
+
+#include "regions.hpp"
+#include "softgrad/contact.hpp"
+#include "softgrad/errors.hpp"
+
+namespace softgrad::detail {
+
+namespace {
+
+Eigen::Vector3d to_3d(const Eigen::VectorXd& v, double pad = 0.0) {
+  Eigen::Vector3d out = Eigen::Vector3d::Constant(pad);
+  out.head(v.size()) = v;
+  return out;
+}
+
+// Each key of `keys` must be present exactly when the obstacle's type uses it.
+void check_obstacle_keys(const ObjectReader& r, const std::string& type,
+                         std::initializer_list<const char*> required,
+                         std::initializer_list<const char*> optional) {
+  for (const char* key : required)
+    if (!r.has(key))
+      r.fail(key, "missing key '" + std::string(key) + "', required for type '" + type + "'");
+  static const char* const kShapeKeys[] = {"height",  "point",        "normal", "center",
+                                           "radius",  "half_extents", "x0",     "z0",
+                                           "spacing", "nx",           "heights"};
+  for (const char* key : kShapeKeys) {
+    const auto named = [&](const char* k) { return std::string(k) == key; };
+    if (r.has(key) && std::none_of(required.begin(), required.end(), named) &&
+        std::none_of(optional.begin(), optional.end(), named))
+      r.fail(key, "'" + std::string(key) + "' does not apply to type '" + type + "'");
+  }
+}
+
+using ObstaclePtr = std::shared_ptr<const Obstacle>;
+
+ObstaclePtr read_ground(const ObjectReader& r, std::string name, int) {
+  check_obstacle_keys(r, "ground", {}, {"height"});
+  return std::make_shared<HalfSpace>(std::move(name), Eigen::Vector3d(0.0, r.number("height"), 0.0),
+                                     Eigen::Vector3d::UnitY());
+}
+
+ObstaclePtr read_half_space(const ObjectReader& r, std::string name, int dim) {
+  check_obstacle_keys(r, "half_space", {"point", "normal"}, {});
+  const Eigen::Vector3d n = to_3d(r.vector("normal", dim, {}));
+  if (!(n.norm() > 0.0)) r.fail("normal", "the normal must be non-zero");
+  return std::make_shared<HalfSpace>(std::move(name), to_3d(r.vector("point", dim, {})),
+                                     n.normalized());
+}
+
+ObstaclePtr read_sphere(const ObjectReader& r, std::string name, int dim) {
+  check_obstacle_keys(r, "sphere", {"center", "radius"}, {});
+  return std::make_shared<Sphere>(std::move(name), to_3d(r.vector("center", dim, {})),
+                                  r.number("radius"));
+}
+
+ObstaclePtr read_box(const ObjectReader& r, std::string name, int dim) {
+  check_obstacle_keys(r, "box", {"center", "half_extents"}, {});
+  return std::make_shared<Box>(std::move(name), to_3d(r.vector("center", dim, {})),
+                               to_3d(r.vector("half_extents", dim, {}), 1.0));
+}
+
+// A height field: heights row-major, nx per row.
+ObstaclePtr read_height_field(const ObjectReader& r, std::string name, int dim) {
+  check_obstacle_keys(r, "height_field", {"spacing", "heights"}, {"x0", "z0", "nx"});
+  if (dim == 2 && r.has("z0")) r.fail("z0", "'z0' applies to 3D height fields only");
+  HeightField::Grid g;
+  g.x0 = r.number("x0");
+  g.z0 = r.number("z0");
+  g.spacing = r.number("spacing");
+  if (!r.at("heights").is_array())
+    r.fail("heights", "expected a list of numbers, got " + describe_json(r.at("heights")));
+  const Eigen::VectorXd h = r.vector("heights", static_cast<int>(r.at("heights").size()), {});
+  g.heights.assign(h.data(), h.data() + h.size());
+  if (dim == 3 && !r.has("nx")) r.fail("nx", "missing key 'nx', required for 3D height fields");
+  g.nx = r.has("nx") ? r.integer("nx") : static_cast<int>(h.size());
+  g.nz = dim == 3 ? static_cast<int>(h.size()) / g.nx : 1;
+  const bool whole = static_cast<int>(h.size()) == g.nx * g.nz;
+  if (g.nx < 2 || !whole || (dim == 3 && g.nz < 2)) {
+    r.fail("heights", std::to_string(h.size()) + " heights do not make a grid of nx = " +
+                          std::to_string(g.nx) + " columns" +
+                          (dim == 3 ? " and at least 2 rows" : " (at least 2 heights)"));
+  }
+  return std::make_shared<HeightField>(std::move(name), std::move(g));
+}
+
+/// The obstacle types a scene can name (the schema's choices for "type").
+struct ObstacleReader {
+  const char* type;
+  ObstaclePtr (*read)(const ObjectReader& r, std::string name, int dim);
+};
+constexpr ObstacleReader kObstacleReaders[] = {{"ground", read_ground},
+                                               {"half_space", read_half_space},
+                                               {"sphere", read_sphere},
+                                               {"box", read_box},
+                                               {"height_field", read_height_field}};
+
+ObstaclePtr read_obstacle(const ObjectReader& r, int index, int dim) {
+  std::string name = r.has("name") ? r.string("name") : "obstacle" + std::to_string(index);
+  const std::string type = r.string("type");
+  for (const ObstacleReader& reader : kObstacleReaders)
+    if (type == reader.type) return reader.read(r, std::move(name), dim);
+  std::string known;
+  for (const ObstacleReader& reader : kObstacleReaders)
+    known += (known.empty() ? "" : ", ") + std::string(reader.type);
+  r.fail("type", "unknown obstacle type '" + type + "' (known: " + known + ")");
+}
+
+}  // namespace
+
+void read_contact(const ObjectReader& top, Model& model) {
+  if (!top.has("contact")) return;
+  const ObjectReader c = top.object("contact", schema::contact);
+  ContactOptions options;
+  options.model = c.string("model") == "penalty" ? ContactModel::Penalty : ContactModel::Barrier;
+  options.stiffness = c.number("stiffness");
+  options.activation_distance = c.number("activation_distance");
+  options.friction = c.number("friction");
+  options.friction_velocity = c.number("friction_velocity");
+  const std::vector<const Json*> entries = c.list("obstacles");
+  if (entries.empty()) c.fail("obstacles", "contact needs at least one obstacle");
+  for (size_t i = 0; i < entries.size(); ++i) {
+    const ObjectReader r(top.source(), *entries[i],
+                         child_pointer(c.path("obstacles"), std::to_string(i)), schema::obstacle);
+    options.obstacles.push_back(read_obstacle(r, static_cast<int>(i), model.dim));
+  }
+  if (c.has("region")) options.vertices = select_region(c, "region", model);
+  try {
+    add_contact(model, std::move(options));
+  } catch (const InputError& e) {
+    c.fail_here(e.what());
+  }
+}
+
+}  // namespace softgrad::detail
