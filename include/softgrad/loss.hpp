@@ -140,7 +140,7 @@ class StateLoss final : public Loss {
   int dim_;
   std::vector<int> vertices_;
   Function fn_;
-  mutable std::vector<ad::Node<double>> nodes_;
+  int capacity_;
 };
 
 }  // namespace softgrad

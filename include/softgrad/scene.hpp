@@ -43,6 +43,8 @@ struct SceneSysId {
   double robust_scale = 1e-3;         ///< [m]
   int max_iterations = 50;
   double smoothness = 0.0;  ///< lbfgs: weight of the smoothness penalty on fields
+  int starts = 1;           ///< fits from several starting points (SysIdOptions::starts)
+  double start_spread = 0.5;
 };
 
 /// What a run writes.

@@ -13,6 +13,7 @@
 #pragma once
 
 #include <Eigen/Core>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -64,6 +65,14 @@ struct SysIdOptions {
   Eigen::VectorXd lower, upper;
   AdjointOptions adjoint;
   bool verbose = false;  ///< log every iteration
+  /// Fits from this many starting points side by side (a TaskPool: threads, and the processes
+  /// of an MPI run), keeping the lowest cost: start 0 is the rollout's values, start k moves
+  /// each entry of phi (the log of positive parameters, else the value) by start_spread times a
+  /// N(0, 1) draw from `seed` and k, clamped to the bounds.
+  int starts = 1;
+  double start_spread = 0.5;
+  std::uint64_t seed = 1;
+  int threads = 0;  ///< workers per process for several starts; 0: one per hardware thread
 };
 
 struct SysIdReport {
@@ -87,10 +96,13 @@ struct SysIdReport {
   std::string termination;  ///< the solver's own message
   /// Simulated marker positions per observation at the estimate (for plots).
   std::vector<Eigen::VectorXd> fitted;
+  /// Several starts: each one's final cost, and which gave the estimate (its fit's report).
+  std::vector<double> start_costs;
+  int best_start = 0;
 };
 
-/// Fits `options.parameters` of the simulator's model and the rollout to the recording. On
-/// return, the model and rollout hold the estimate. The rollout must cover the recording.
+/// Fits `options.parameters` of the rollout to the recording (the model is not touched). On
+/// return, the rollout holds the estimate. The rollout must cover the recording.
 SysIdReport identify(Simulator& sim, Rollout& rollout, const MarkerSet& markers,
                      const Recording& recording, const SysIdOptions& options);
 

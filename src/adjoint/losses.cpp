@@ -157,14 +157,18 @@ StateLoss::StateLoss(const Model& model, std::vector<int> vertices, Function fn,
     : dim_(model.dim),
       vertices_(all_vertices_if_empty(model, std::move(vertices), "state loss")),
       fn_(std::move(fn)),
-      nodes_(static_cast<size_t>(tape_capacity)) {
+      capacity_(tape_capacity) {
   if (!fn_) throw InputError("state loss: no function");
+  if (capacity_ < 1) throw InputError("state loss: the tape capacity must be >= 1");
 }
 
 double StateLoss::evaluate(int n, int T, const State& s, Eigen::VectorXd* xbar,
                            Eigen::VectorXd* vbar) const {
   const int m = static_cast<int>(vertices_.size()) * dim_;
-  ad::Tape<double> tape(nodes_.data(), static_cast<int>(nodes_.size()));
+  // A tape per thread: one loss may be evaluated by several rollouts at once (gradient_batch).
+  thread_local std::vector<ad::Node<double>> nodes;
+  if (nodes.size() < static_cast<size_t>(capacity_)) nodes.resize(capacity_);
+  ad::Tape<double> tape(nodes.data(), capacity_);
   std::vector<Scalar> x(m), v(m);
   for (size_t i = 0; i < vertices_.size(); ++i)
     for (int k = 0; k < dim_; ++k) x[i * dim_ + k] = tape.input(s.x[vertices_[i] * dim_ + k]);
@@ -172,7 +176,7 @@ double StateLoss::evaluate(int n, int T, const State& s, Eigen::VectorXd* xbar,
     for (int k = 0; k < dim_; ++k) v[i * dim_ + k] = tape.input(s.v[vertices_[i] * dim_ + k]);
   const Scalar l = fn_(n, T, s.t, x.data(), v.data());
   if (tape.overflowed())
-    throw InputError("state loss: the function needs more than " + std::to_string(nodes_.size()) +
+    throw InputError("state loss: the function needs more than " + std::to_string(capacity_) +
                      " AD nodes; pass a larger tape_capacity");
   if (!std::isfinite(l.val))
     throw InputError("state loss: the loss is not finite at step " + std::to_string(n));

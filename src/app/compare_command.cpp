@@ -21,6 +21,7 @@
 #include "softgrad/rl/evolution_strategy.hpp"
 #include "softgrad/rl/locomotion_env.hpp"
 #include "softgrad/rl/ppo.hpp"
+#include "softgrad/task_pool.hpp"
 
 namespace softgrad::app {
 namespace {
@@ -83,6 +84,14 @@ MethodRun run_gradient(LocomotionProblem& p, long budget, const Console& c, bool
   return m;
 }
 
+/// The MLP policy both baselines start from (MlpController's seeded initial network).
+Mlp initial_policy(const LocomotionProblem& p) {
+  const Locomotion& loc = p.locomotion();
+  return MlpController(*p.scene.model, loc.creature.n_muscles, p.scene.options.dt,
+                       loc.policy_options())
+      .network();
+}
+
 rl::LocomotionOptions env_options(const Locomotion& loc) {
   rl::LocomotionOptions o;
   o.muscle_term = loc.creature.muscle_term;
@@ -100,6 +109,20 @@ void add_rl_curve(MethodRun& m, const rl::TrainingResult& r) {
   m.steps_used = r.training_steps;
 }
 
+/// The baselines' environments: one per worker of the task pool (threads, and the processes
+/// of an MPI run), each with its own simulator.
+rl::EnvPool environments(LocomotionProblem& p, const TaskPool& pool) {
+  Rollout episode = p.rollout;
+  episode.controller.reset();
+  const Locomotion& loc = p.locomotion();
+  return rl::EnvPool(
+      [&p, episode, options = env_options(loc)] {
+        return std::make_unique<rl::LocomotionEnv>(
+            std::make_unique<Simulator>(p.scene.model, p.scene.options), episode, options);
+      },
+      pool);
+}
+
 rl::IterationCallback rl_progress(const std::string& name, int iterations, const Console& c,
                                   bool talk) {
   return [&c, name, iterations, talk](int it, const rl::CurvePoint& q) {
@@ -109,12 +132,11 @@ rl::IterationCallback rl_progress(const std::string& name, int iterations, const
   };
 }
 
-MethodRun run_ppo(LocomotionProblem& p, long budget, const Console& c, bool talk) {
+MethodRun run_ppo(LocomotionProblem& p, long budget, const TaskPool& pool, const Console& c,
+                  bool talk) {
   const Locomotion& loc = p.locomotion();
   const LocomotionCompareSpec& s = loc.compare;
-  Rollout episode = p.rollout;
-  episode.controller.reset();
-  rl::LocomotionEnv env(*p.sim, episode, env_options(loc));
+  rl::EnvPool envs = environments(p, pool);
   rl::PpoOptions o;
   o.iterations = static_cast<int>(budget / (static_cast<long>(s.ppo_episodes) * p.episode_steps()));
   o.episodes_per_iteration = s.ppo_episodes;
@@ -125,21 +147,20 @@ MethodRun run_ppo(LocomotionProblem& p, long budget, const Console& c, bool talk
   o.initial_log_std = s.ppo_log_std;
   o.reward_scale = s.ppo_reward_scale;
   o.seed = loc.train.seed;
-  const Mlp& policy = env.controller().network();
+  const Mlp policy = initial_policy(p);
   MethodRun m{"PPO", "mlp (" + std::to_string(policy.n_parameters()) + " parameters)", {}, 0, 0.0};
   const auto start = Clock::now();
   if (o.iterations > 0)
-    add_rl_curve(m, rl::train_ppo(env, policy, o, rl_progress("PPO", o.iterations, c, talk)));
+    add_rl_curve(m, rl::train_ppo(envs, policy, o, rl_progress("PPO", o.iterations, c, talk)));
   finish(m, start);
   return m;
 }
 
-MethodRun run_es(LocomotionProblem& p, long budget, const Console& c, bool talk) {
+MethodRun run_es(LocomotionProblem& p, long budget, const TaskPool& pool, const Console& c,
+                 bool talk) {
   const Locomotion& loc = p.locomotion();
   const LocomotionCompareSpec& s = loc.compare;
-  Rollout episode = p.rollout;
-  episode.controller.reset();
-  rl::LocomotionEnv env(*p.sim, episode, env_options(loc));
+  rl::EnvPool envs = environments(p, pool);
   rl::EsOptions o;
   o.iterations =
       static_cast<int>(budget / (static_cast<long>(s.es_population) * p.episode_steps()));
@@ -147,11 +168,11 @@ MethodRun run_es(LocomotionProblem& p, long budget, const Console& c, bool talk)
   o.sigma = s.es_sigma;
   o.adam.learning_rate = s.es_learning_rate;
   o.seed = loc.train.seed;
-  const Mlp& policy = env.controller().network();
+  const Mlp policy = initial_policy(p);
   MethodRun m{"ES", "mlp (" + std::to_string(policy.n_parameters()) + " parameters)", {}, 0, 0.0};
   const auto start = Clock::now();
   if (o.iterations > 0)
-    add_rl_curve(m, rl::train_es(env, policy, o, rl_progress("ES", o.iterations, c, talk)));
+    add_rl_curve(m, rl::train_es(envs, policy, o, rl_progress("ES", o.iterations, c, talk)));
   finish(m, start);
   return m;
 }
@@ -259,13 +280,19 @@ int execute(const CompareArgs& args, const Console& c) {
     throw InputError("compare: the budget (" + std::to_string(budget) +
                      " steps) is shorter than one episode (" + std::to_string(p.episode_steps()) +
                      " steps)");
+  // The baselines' episodes side by side: --threads workers (default: one per core) in each
+  // process, and over the processes of an MPI run; every process trains identically, the
+  // first one reports and writes.
+  const TaskPool pool(args.overrides.threads);
+  const bool leader = pool.rank() == 0;
   const std::filesystem::path dir = p.scene.output.directory;
-  create_output_directory(dir);
-  const bool talk = !args.overrides.quiet;
+  if (leader) create_output_directory(dir);
+  const bool talk = !args.overrides.quiet && leader;
   const long gradient_budget =
       loc.compare.gradient_budget > 0 ? std::min(budget, loc.compare.gradient_budget) : budget;
   const std::vector<MethodRun> runs = {run_gradient(p, gradient_budget, c, talk),
-                                       run_ppo(p, budget, c, talk), run_es(p, budget, c, talk)};
+                                       run_ppo(p, budget, pool, c, talk),
+                                       run_es(p, budget, pool, c, talk)};
   const Verdict v = judge(runs);
   json methods = json::array();
   for (const MethodRun& m : runs) methods.push_back(method_json(m, v, runs[1].best));
@@ -287,6 +314,7 @@ int execute(const CompareArgs& args, const Console& c) {
       {"gradient_steps_to_ppo_best", steps_json(v.grad_to_ppo_best)},
       {"ppo_over_gradient_steps", std::isnan(v.ratio) ? json(nullptr) : json(v.ratio)},
       {"methods", methods}};
+  if (!leader) return kExitOk;
   write_files(dir, runs, summary, p.scene.name);
   c.out << report_text(p, budget, runs, v) << "  output: " << dir.string()
         << " (compare.csv, compare.json, compare.svg)\n"

@@ -10,6 +10,7 @@
 #include "app/summary.hpp"
 #include "app/sysid_scene.hpp"
 #include "softgrad/errors.hpp"
+#include "softgrad/task_pool.hpp"
 
 namespace softgrad::app {
 namespace {
@@ -21,6 +22,7 @@ struct SysIdArgs {
   std::vector<std::string> params;  ///< --params (empty: the scene's "sysid" block)
   std::string method;               ///< --method ("": the scene's)
   int max_iterations = 0;           ///< --max-iterations (0: the scene's)
+  int starts = 0;                   ///< --starts (0: the scene's)
   int threads = 0;
   bool quiet = false;
   bool verbose = false;
@@ -36,8 +38,11 @@ int execute(const SysIdArgs& args, const Console& c) {
   SysIdOptions options = sysid_options(p, args.params);
   if (!args.method.empty()) options.method = args.method;
   if (args.max_iterations > 0) options.max_iterations = args.max_iterations;
+  if (args.starts > 0) options.starts = args.starts;
+  options.threads = args.threads;
   options.verbose = false;
   const SysIdReport report = identify(*p.sim, p.rollout, p.markers, rec, options);
+  if (TaskPool().rank() != 0) return kExitOk;  // an MPI run: the first process reports
 
   const std::filesystem::path dir = args.out;
   std::error_code ec;
@@ -71,9 +76,15 @@ Command add_sysid_command(CLI::App& program) {
       ->delimiter(',');
   cmd->add_option("--method", args->method, "Solver (default: the scene's sysid.method)")
       ->check(CLI::IsMember({"lm", "lbfgs"}));
+  cmd->add_option("--starts", args->starts,
+                  "Fits from this many starting points side by side, the best kept (default: "
+                  "the scene's sysid.starts)")
+      ->check(CLI::Range(1, 100000));
   cmd->add_option("--max-iterations", args->max_iterations, "Solver iteration limit")
       ->check(CLI::Range(1, 100000));
-  cmd->add_option("-j,--threads", args->threads, "OpenMP threads (default: OMP_NUM_THREADS)")
+  cmd->add_option("-j,--threads", args->threads,
+                  "Threads: of the element loops, and the workers of --starts (default: "
+                  "OMP_NUM_THREADS, one worker per core)")
       ->check(CLI::Range(1, 4096));
   CLI::Option* quiet = cmd->add_flag("-q,--quiet", args->quiet, "Only errors on stderr");
   CLI::Option* verbose =

@@ -159,6 +159,8 @@ SysIdOptions sysid_options(MarkerScene& p, const std::vector<std::string>& names
   o.robust_scale = s.robust_scale;
   o.max_iterations = s.max_iterations;
   o.smoothness = s.smoothness;
+  o.starts = s.starts;
+  o.start_spread = s.start_spread;
   if (!names.empty()) {
     o.parameters = names;
     return o;
@@ -217,7 +219,9 @@ json sysid_report_json(const MarkerScene& p, const std::string& data, const Reco
           {"gradient_simulations", r.gradient_simulations},
           {"seconds", r.seconds},
           {"converged", r.converged},
-          {"termination", r.termination}};
+          {"termination", r.termination},
+          {"starts", r.start_costs.empty() ? json::array({r.cost_after}) : json(r.start_costs)},
+          {"best_start", r.best_start}};
 }
 
 void write_fit_plot(const std::string& path, const MarkerScene& p, const Recording& rec,

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "softgrad/errors.hpp"
+#include "softgrad/rl/env_pool.hpp"
 
 namespace softgrad::rl {
 namespace {
@@ -41,20 +42,37 @@ Eigen::VectorXd centered_ranks(const Eigen::VectorXd& returns) {
 
 TrainingResult train_es(Env& env, const Mlp& initial_policy, const EsOptions& options,
                         const IterationCallback& on_iteration) {
+  EnvPool pool(env);
+  return train_es(pool, initial_policy, options, on_iteration);
+}
+
+TrainingResult train_es(EnvPool& envs, const Mlp& initial_policy, const EsOptions& options,
+                        const IterationCallback& on_iteration) {
   check_options(options);
-  check_policy(env, initial_policy, "ES");
-  Mlp policy = initial_policy, candidate = initial_policy;
-  Eigen::VectorXd theta = policy.parameters();
-  const int n = policy.n_parameters(), pairs = options.population / 2;
+  check_policy(envs, initial_policy, "ES");
+  Eigen::VectorXd theta = initial_policy.parameters();
+  const int n = initial_policy.n_parameters(), pairs = options.population / 2;
   Adam adam(n, options.adam);
   std::mt19937_64 rng(options.seed);
   std::normal_distribution<double> normal(0.0, 1.0);
   TrainingResult result;
+  // Mean returns of policies (one task each), in parallel on the pool.
+  const auto returns_of = [&](const std::vector<Eigen::VectorXd>& params, int episodes) {
+    const std::vector<std::vector<double>> r =
+        envs.map(static_cast<int>(params.size()), [&](Env& env, int k) {
+          Mlp policy = initial_policy;
+          policy.set_parameters(params[k]);
+          return std::vector<double>{episode_return(env, policy, episodes)};
+        });
+    Eigen::VectorXd out(r.size());
+    for (size_t k = 0; k < r.size(); ++k) out[k] = r[k][0];
+    return out;
+  };
   // The deterministic policy's mean return, its steps counted apart from training.
   const auto evaluate = [&]() {
-    const long before = env.simulated_steps();
-    const double ret = episode_return(env, policy, options.evaluation_episodes);
-    result.evaluation_steps += env.simulated_steps() - before;
+    const long before = envs.simulated_steps();
+    const double ret = returns_of({theta}, options.evaluation_episodes)[0];
+    result.evaluation_steps += envs.simulated_steps() - before;
     if (ret > result.best_return) {
       result.best_return = ret;
       result.best_parameters = theta;
@@ -63,19 +81,17 @@ TrainingResult train_es(Env& env, const Mlp& initial_policy, const EsOptions& op
   };
   if (options.evaluation_episodes > 0) result.initial_return = evaluate();
   Eigen::MatrixXd eps(n, pairs);
-  Eigen::VectorXd returns(options.population);
+  std::vector<Eigen::VectorXd> candidates(options.population);
   for (int it = 0; it < options.iterations; ++it) {
-    // Returns of the antithetic candidates theta + sigma eps_j (2j) and theta - sigma eps_j.
-    const long before = env.simulated_steps();
+    // The antithetic candidates theta + sigma eps_j (2j) and theta - sigma eps_j (2j + 1).
     for (int j = 0; j < pairs; ++j) {
       for (int i = 0; i < n; ++i) eps(i, j) = normal(rng);
-      for (int sign : {1, -1}) {
-        candidate.set_parameters(theta + sign * options.sigma * eps.col(j));
-        returns[2 * j + (sign < 0)] =
-            episode_return(env, candidate, options.episodes_per_candidate);
-      }
+      candidates[2 * j] = theta + options.sigma * eps.col(j);
+      candidates[2 * j + 1] = theta - options.sigma * eps.col(j);
     }
-    result.training_steps += env.simulated_steps() - before;
+    const long before = envs.simulated_steps();
+    const Eigen::VectorXd returns = returns_of(candidates, options.episodes_per_candidate);
+    result.training_steps += envs.simulated_steps() - before;
     CurvePoint point{result.training_steps, returns.mean()};
     if (options.evaluation_episodes == 0 && point.mean_return > result.best_return) {
       result.best_return = point.mean_return;
@@ -87,7 +103,6 @@ TrainingResult train_es(Env& env, const Mlp& initial_policy, const EsOptions& op
     for (int j = 0; j < pairs; ++j) g += (u[2 * j] - u[2 * j + 1]) * eps.col(j);
     g /= options.population * options.sigma;
     adam.step(theta, options.weight_decay * theta - g);
-    policy.set_parameters(theta);
     if (options.evaluation_episodes > 0) point.policy_return = evaluate();
     result.curve.push_back(point);
     if (on_iteration) on_iteration(it, point);

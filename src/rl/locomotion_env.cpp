@@ -36,6 +36,12 @@ void check_rollout(const Simulator& sim, const Rollout& r) {
 
 }  // namespace
 
+LocomotionEnv::LocomotionEnv(std::unique_ptr<Simulator> sim, Rollout rollout,
+                             LocomotionOptions options)
+    : LocomotionEnv(*sim, std::move(rollout), std::move(options)) {
+  own_sim_ = std::move(sim);
+}
+
 LocomotionEnv::LocomotionEnv(Simulator& sim, Rollout rollout, LocomotionOptions options)
     : sim_(sim),
       rollout_(std::move(rollout)),

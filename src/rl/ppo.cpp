@@ -65,6 +65,46 @@ double collect_episode(Env& env, const GaussianPolicy& policy, const Mlp& value,
   return rw.sum() / o.reward_scale;
 }
 
+/// Episode e of iteration `it` draws its actions from a stream of its own, so that it samples
+/// the same wherever it runs (splitmix64 of the seed, iteration and episode).
+std::uint64_t episode_seed(std::uint64_t seed, int it, int e) {
+  std::uint64_t z = seed + 0x9e3779b97f4a7c15ull * (1 + static_cast<std::uint64_t>(it) * 65537 +
+                                                    static_cast<std::uint64_t>(e));
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  return z ^ (z >> 31);
+}
+
+/// An episode's samples as numbers, for the task pool: return, count, then per sample the
+/// observation, the action, log pi_old, the advantage and the value target.
+std::vector<double> encode(const std::vector<PpoSample>& samples, double ret) {
+  std::vector<double> out{ret, static_cast<double>(samples.size())};
+  for (const PpoSample& s : samples) {
+    out.insert(out.end(), s.observation.data(), s.observation.data() + s.observation.size());
+    out.insert(out.end(), s.action.data(), s.action.data() + s.action.size());
+    out.insert(out.end(), {s.log_prob_old, s.advantage, s.value_target});
+  }
+  return out;
+}
+
+/// Appends encode()'s samples to batch and returns the episode's return.
+double decode(const std::vector<double>& in, int n_obs, int n_act, std::vector<PpoSample>& batch) {
+  const int count = static_cast<int>(in[1]);
+  size_t k = 2;
+  for (int i = 0; i < count; ++i) {
+    PpoSample s;
+    s.observation = Eigen::Map<const Eigen::VectorXd>(in.data() + k, n_obs);
+    s.action = Eigen::Map<const Eigen::VectorXd>(in.data() + k + n_obs, n_act);
+    k += n_obs + n_act;
+    s.log_prob_old = in[k];
+    s.advantage = in[k + 1];
+    s.value_target = in[k + 2];
+    k += 3;
+    batch.push_back(std::move(s));
+  }
+  return in[0];
+}
+
 /// Zero mean and unit variance (when there is any spread).
 void normalize_advantages(std::vector<PpoSample>& batch) {
   double mean = 0.0, sq = 0.0;
@@ -165,19 +205,33 @@ double ppo_value_loss(const Mlp& value, std::span<const PpoSample> batch, Eigen:
 
 TrainingResult train_ppo(Env& env, const Mlp& initial_policy, const PpoOptions& options,
                          const IterationCallback& on_iteration) {
+  EnvPool pool(env);
+  return train_ppo(pool, initial_policy, options, on_iteration);
+}
+
+TrainingResult train_ppo(EnvPool& envs, const Mlp& initial_policy, const PpoOptions& options,
+                         const IterationCallback& on_iteration) {
   check_options(options);
-  check_policy(env, initial_policy, "PPO");
+  check_policy(envs, initial_policy, "PPO");
   GaussianPolicy policy(initial_policy, options.initial_log_std);
   Mlp value = make_value(initial_policy, options);
   Adam policy_adam(policy.n_parameters(), options.policy_adam);
   Adam value_adam(value.n_parameters(), options.value_adam);
-  std::mt19937_64 rng(options.seed);
+  std::mt19937_64 rng(options.seed);  // minibatch shuffling
+  const int n_obs = policy.observation_size(), n_act = policy.action_size();
   TrainingResult result;
-  // The deterministic policy's mean return, its steps counted apart from training.
+  // The deterministic policy's mean return over evaluation episodes (side by side), its steps
+  // counted apart from training.
   const auto evaluate = [&]() {
-    const long before = env.simulated_steps();
-    const double ret = episode_return(env, policy.mean_network(), options.evaluation_episodes);
-    result.evaluation_steps += env.simulated_steps() - before;
+    const long before = envs.simulated_steps();
+    const std::vector<std::vector<double>> r =
+        envs.map(options.evaluation_episodes, [&](Env& env, int) {
+          return std::vector<double>{episode_return(env, policy.mean_network(), 1)};
+        });
+    double ret = 0.0;
+    for (const std::vector<double>& e : r) ret += e[0];
+    ret /= options.evaluation_episodes;
+    result.evaluation_steps += envs.simulated_steps() - before;
     if (ret > result.best_return) {
       result.best_return = ret;
       result.best_parameters = policy.mean_network().parameters();
@@ -187,15 +241,22 @@ TrainingResult train_ppo(Env& env, const Mlp& initial_policy, const PpoOptions& 
   if (options.evaluation_episodes > 0) result.initial_return = evaluate();
   std::vector<PpoSample> batch;
   for (int it = 0; it < options.iterations; ++it) {
-    // Collect whole episodes with sampled actions.
-    const long before = env.simulated_steps();
+    // Collect whole episodes with sampled actions, side by side.
+    const long before = envs.simulated_steps();
     const Eigen::VectorXd collecting = policy.mean_network().parameters();
+    const std::vector<std::vector<double>> episodes =
+        envs.map(options.episodes_per_iteration, [&](Env& env, int e) {
+          std::mt19937_64 episode_rng(episode_seed(options.seed, it, e));
+          std::vector<PpoSample> samples;
+          const double ret = collect_episode(env, policy, value, options, episode_rng, samples);
+          return encode(samples, ret);
+        });
     batch.clear();
     CurvePoint point;
-    for (int e = 0; e < options.episodes_per_iteration; ++e)
-      point.mean_return += collect_episode(env, policy, value, options, rng, batch);
+    for (const std::vector<double>& e : episodes)
+      point.mean_return += decode(e, n_obs, n_act, batch);
     point.mean_return /= options.episodes_per_iteration;
-    result.training_steps += env.simulated_steps() - before;
+    result.training_steps += envs.simulated_steps() - before;
     point.steps = result.training_steps;
     if (options.evaluation_episodes == 0 && point.mean_return > result.best_return) {
       result.best_return = point.mean_return;

@@ -15,6 +15,14 @@ void check_policy(const Env& env, const Mlp& policy, const std::string& who) {
                      " observations and " + std::to_string(env.action_size()) + " actions");
 }
 
+void check_policy(EnvPool& envs, const Mlp& policy, const std::string& who) {
+  if (policy.inputs() != envs.observation_size() || policy.outputs() != envs.action_size())
+    throw InputError(who + ": the policy MLP has " + std::to_string(policy.inputs()) +
+                     " inputs and " + std::to_string(policy.outputs()) +
+                     " outputs; the environment has " + std::to_string(envs.observation_size()) +
+                     " observations and " + std::to_string(envs.action_size()) + " actions");
+}
+
 double episode_return(Env& env, const Mlp& policy, int episodes) {
   check_policy(env, policy, "episode_return");
   if (episodes < 1) throw InputError("episode_return: episodes must be >= 1");

@@ -73,6 +73,8 @@ void read_sysid(const ObjectReader& top, Scene& scene) {
   out.robust_scale = s.number("robust_scale");
   out.max_iterations = s.integer("max_iterations");
   out.smoothness = s.number("smoothness");
+  out.starts = s.integer("starts");
+  out.start_spread = s.number("start_spread");
   const std::vector<const Json*> entries = s.list("parameters");
   if (entries.empty()) s.fail("parameters", "give at least one parameter to identify");
   // Names resolve as a ParameterSet would (a matrix-free simulator needs no factorisation).

@@ -107,6 +107,10 @@ constexpr KeySpec kSysIdKeys[] = {
     {"max_iterations", Integer, "", kAtLeastOne, "", "50", "solver iteration limit"},
     {"smoothness", Number, "", kNonNegative, "", "0",
      "lbfgs: w in w/2 sum over adjacent elements (phi_e - phi_f)^2 of field parameters"},
+    {"starts", Integer, "", kAtLeastOne, "", "1",
+     "fits from this many starting points side by side (threads, MPI processes), the best kept"},
+    {"start_spread", Number, "", kNonNegative, "", "0.5",
+     "starts 1.. move each fitted value by spread N(0, 1) (in log space for positive ones)"},
 };
 
 constexpr KeySpec kSysIdParameterKeys[] = {

@@ -126,3 +126,21 @@ TEST_CASE("app/locomotion_commands: compare runs the three methods on one budget
   CHECK(rows.size() == 12 + 7 + 4);
   CHECK(contains(read_text(out + "/compare.svg"), "PPO"));
 }
+
+TEST_CASE("app/locomotion_commands: compare's learning curves do not depend on its threads") {
+  TempDir dir;
+  write_text(dir.file("walker.json"),
+             biped_scene(10, R"("compare": {"ppo_episodes": 3, "ppo_minibatch": 10,
+                                "es_population": 4, "hidden": [8]})"));
+  std::vector<std::string> curves;
+  for (const char* threads : {"1", "3"}) {
+    const std::string out = dir.file(std::string("cmp") + threads);
+    const Outcome o = cli({"compare", dir.file("walker.json"), "--budget", "90", "--threads",
+                           threads, "--out", out, "--quiet"});
+    CAPTURE(o.err);
+    REQUIRE(o.code == 0);
+    curves.push_back(read_text(out + "/compare.csv"));
+  }
+  CHECK(curves[0] == curves[1]);
+  CHECK(csv_rows(dir.file("cmp1") + "/compare.csv", "method,simulated_steps,reward").size() > 6);
+}

@@ -1,6 +1,7 @@
 // System identification: Jacobians against differences, and recovery of known parameters.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <random>
 
 #include "support/finite_difference.hpp"
@@ -87,6 +88,45 @@ TEST_CASE("sysid: noisy markers give estimates within their reported uncertainty
     CHECK(r.stddev[i] > 0.0);
     CHECK(std::abs(r.estimate[i] - truth_value) < std::max(3 * r.stddev[i], 0.05 * truth_value));
   }
+}
+
+TEST_CASE("sysid: several starts side by side keep the best fit, the same on 1 and 2 threads") {
+  SysIdProblem truth = pushed_cantilever(5e4, 0.5);
+  const Recording rec = record(truth, 0.015);
+  SysIdOptions opt;
+  opt.parameters = {"youngs", "damping.alpha"};
+  opt.max_iterations = 3;  // short fits: where they end depends on where they start
+  SysIdProblem single_problem = pushed_cantilever(4e5, 0.05);
+  const SysIdReport single =
+      identify(*single_problem.sim, single_problem.rollout, single_problem.markers, rec, opt);
+  opt.starts = 4;
+  opt.start_spread = 1.0;
+  std::vector<SysIdReport> reports;
+  for (int threads : {1, 2}) {
+    SysIdProblem p = pushed_cantilever(4e5, 0.05);
+    opt.threads = threads;
+    reports.push_back(identify(*p.sim, p.rollout, p.markers, rec, opt));
+    // The rollout holds the best start's estimate.
+    CHECK(ParameterSet(*p.sim, p.rollout, opt.parameters).get(*p.sim, p.rollout) ==
+          reports.back().estimate);
+  }
+  const SysIdReport& r = reports[0];
+  REQUIRE(r.start_costs.size() == 4);
+  CHECK(r.start_costs[0] == single.cost_after);  // start 0 is the single fit
+  CHECK(r.cost_after == *std::min_element(r.start_costs.begin(), r.start_costs.end()));
+  CHECK(r.cost_after == r.start_costs[r.best_start]);
+  CHECK(r.labels == single.labels);
+  // Bit for bit the same on two threads.
+  CHECK(reports[1].start_costs == r.start_costs);
+  CHECK(reports[1].estimate == r.estimate);
+  CHECK(reports[1].best_start == r.best_start);
+  CHECK_THROWS_AS(([&] {
+                    SysIdOptions bad = opt;
+                    bad.starts = 0;
+                    SysIdProblem p = pushed_cantilever(4e5, 0.05);
+                    identify(*p.sim, p.rollout, p.markers, rec, bad);
+                  }()),
+                  InputError);
 }
 
 }  // namespace softgrad::test

@@ -14,6 +14,7 @@
 #include "softgrad/mlp.hpp"
 #include "softgrad/rl/adam.hpp"
 #include "softgrad/rl/env.hpp"
+#include "softgrad/rl/env_pool.hpp"
 #include "softgrad/rl/training.hpp"
 
 namespace softgrad::rl {
@@ -33,6 +34,10 @@ struct EsOptions {
 /// @throws InputError for invalid options (odd or < 2 population, sigma <= 0, ...) or an
 ///         initial_policy whose sizes do not match env.
 TrainingResult train_es(Env& env, const Mlp& initial_policy, const EsOptions& options,
+                        const IterationCallback& on_iteration = {});
+/// The same with the candidates' episodes side by side on a pool of environments (threads,
+/// MPI processes): the result of the one-environment run whatever the pool's size.
+TrainingResult train_es(EnvPool& envs, const Mlp& initial_policy, const EsOptions& options,
                         const IterationCallback& on_iteration = {});
 
 }  // namespace softgrad::rl

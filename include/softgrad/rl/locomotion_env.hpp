@@ -50,6 +50,8 @@ class LocomotionEnv final : public Env {
   ///         missing or whose per-step group has fewer than T * n_muscles values, or options
   ///         that MlpController rejects (observed vertices, a_max).
   LocomotionEnv(Simulator& sim, Rollout rollout, LocomotionOptions options);
+  /// The same with a simulator of its own (an EnvPool's environments each have one).
+  LocomotionEnv(std::unique_ptr<Simulator> sim, Rollout rollout, LocomotionOptions options);
 
   int observation_size() const override { return policy_shape_->network().inputs(); }
   int action_size() const override { return options_.n_muscles; }
@@ -75,6 +77,7 @@ class LocomotionEnv final : public Env {
   std::shared_ptr<MlpController> make_controller(const Eigen::VectorXd& params) const;
 
  private:
+  std::unique_ptr<Simulator> own_sim_;  ///< null when the simulator is borrowed
   Simulator& sim_;
   Rollout rollout_;  ///< the template, driven by action_
   ControllerBinding binding_;

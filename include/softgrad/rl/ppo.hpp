@@ -21,6 +21,7 @@
 #include "softgrad/mlp.hpp"
 #include "softgrad/rl/adam.hpp"
 #include "softgrad/rl/env.hpp"
+#include "softgrad/rl/env_pool.hpp"
 #include "softgrad/rl/gaussian_policy.hpp"
 #include "softgrad/rl/training.hpp"
 
@@ -81,6 +82,11 @@ double ppo_value_loss(const Mlp& value, std::span<const PpoSample> batch, Eigen:
 /// then runs `epochs` passes of shuffled minibatch updates.
 /// @throws InputError for invalid options or an initial_policy whose sizes do not match env.
 TrainingResult train_ppo(Env& env, const Mlp& initial_policy, const PpoOptions& options,
+                         const IterationCallback& on_iteration = {});
+/// The same with each iteration's episodes side by side on a pool of environments (threads,
+/// MPI processes). Episode e of iteration i samples its actions from its own seeded stream, so
+/// the result does not depend on the pool's size.
+TrainingResult train_ppo(EnvPool& envs, const Mlp& initial_policy, const PpoOptions& options,
                          const IterationCallback& on_iteration = {});
 
 }  // namespace softgrad::rl

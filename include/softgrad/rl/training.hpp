@@ -11,6 +11,7 @@
 
 #include "softgrad/mlp.hpp"
 #include "softgrad/rl/env.hpp"
+#include "softgrad/rl/env_pool.hpp"
 
 namespace softgrad::rl {
 
@@ -46,6 +47,8 @@ using IterationCallback = std::function<void(int iteration, const CurvePoint& po
 /// @throws InputError (naming `who`) if the policy MLP's input or output size does not match
 ///         the env's observation or action size.
 void check_policy(const Env& env, const Mlp& policy, const std::string& who);
+/// The same for the environments of a pool.
+void check_policy(EnvPool& envs, const Mlp& policy, const std::string& who);
 
 /// Runs `episodes` episodes of env with the deterministic policy a = policy(o) and returns
 /// their mean return.

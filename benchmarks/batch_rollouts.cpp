@@ -1,0 +1,196 @@
+// Rollouts side by side: 2D-quadruped episodes (each with its own gait) run one by one on one
+// thread, and as a batch (simulate_batch, gradient_batch) on 1 and 2 threads, on an idle machine
+// and with a busy process beside it. Prints rollout-steps per second and the ratio to serial,
+// checks that every batch equals the serial runs bit for bit, and writes JSON.
+//
+//   batch_rollouts [--episodes 16] [--steps 100] [--repeats 3]
+//                  [--out benchmarks/results/batch_rollouts.json]
+#include <omp.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "child_process.hpp"
+#include "softgrad/batch.hpp"
+#include "softgrad/controller.hpp"
+#include "softgrad/creatures.hpp"
+
+namespace {
+
+using namespace softgrad;
+using Clock = std::chrono::steady_clock;
+using json = nlohmann::ordered_json;
+
+double seconds_since(Clock::time_point t0) {
+  return std::chrono::duration<double>(Clock::now() - t0).count();
+}
+
+/// Episodes of the 2D quadruped, each with its own sinusoidal gait.
+struct Episodes {
+  Creature creature;
+  SimulationOptions options;
+  std::vector<Rollout> rollouts;
+};
+
+Episodes make_episodes(int n, int steps) {
+  CreatureOptions co;
+  co.steps = steps;
+  Episodes e{make_quadruped_2d(co), {}, {}};
+  e.options.dt = 0.01;
+  e.options.newton.tolerance = 1e-7;
+  e.options.newton.max_iterations = 100;
+  const Simulator sim(e.creature.model, e.options);
+  const int m = e.creature.n_muscles;
+  for (int k = 0; k < n; ++k) {
+    Rollout r = rest_rollout(sim, steps);
+    auto gait = std::make_shared<SineController>(m, e.options.dt, 0.3, 2.0 + 0.1 * k);
+    Eigen::VectorXd psi = gait->parameters();
+    for (int i = 0; i < m; ++i) {
+      psi[i] = 1.0;
+      psi[m + i] = (0.6 + 0.05 * k) * (i % 7);
+    }
+    gait->set_parameters(psi);
+    r.controller = gait;
+    r.controlled_term = e.creature.muscle_term;
+    e.rollouts.push_back(std::move(r));
+  }
+  return e;
+}
+
+/// A process that keeps one core busy until killed: "another busy process".
+struct BusyProcess {
+  pid_t pid = -1;
+  BusyProcess() {
+    pid = fork();
+    if (pid == 0) {
+      volatile double x = 1.0;
+      for (;;) x = x * 1.0000001 + 1e-9;
+    }
+  }
+  ~BusyProcess() {
+    if (pid > 0) {
+      kill(pid, SIGKILL);
+      waitpid(pid, nullptr, 0);
+    }
+  }
+};
+
+struct Timing {
+  double fastest = 1e300, median = 0.0;  // [s]
+};
+
+template <class F>
+Timing timed(int repeats, F&& f) {
+  std::vector<double> t;
+  f();  // warm-up
+  for (int k = 0; k < repeats; ++k) {
+    const auto t0 = Clock::now();
+    f();
+    t.push_back(seconds_since(t0));
+  }
+  std::sort(t.begin(), t.end());
+  return {t.front(), t[t.size() / 2]};
+}
+
+bool same_states(const std::vector<Trajectory>& a, const std::vector<Trajectory>& b) {
+  for (size_t k = 0; k < a.size(); ++k)
+    if (a[k].final_state().x != b[k].final_state().x) return false;
+  return true;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  int episodes = 16, steps = 100, repeats = 3;
+  std::string out = "benchmarks/results/batch_rollouts.json";
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (a == "--episodes" && i + 1 < argc) {
+      episodes = std::stoi(argv[++i]);
+    } else if (a == "--steps" && i + 1 < argc) {
+      steps = std::stoi(argv[++i]);
+    } else if (a == "--repeats" && i + 1 < argc) {
+      repeats = std::stoi(argv[++i]);
+    } else if (a == "--out" && i + 1 < argc) {
+      out = argv[++i];
+    } else {
+      std::cerr << "usage: batch_rollouts [--episodes N] [--steps N] [--repeats N] [--out F]\n";
+      return 1;
+    }
+  }
+  omp_set_num_threads(1);
+  const Episodes e = make_episodes(episodes, steps);
+  const DisplacementLoss loss(*e.creature.model, {}, Eigen::Vector2d::UnitX());
+  Simulator sim(e.creature.model, e.options);
+  const ParameterSet params(sim, e.rollouts[0], {"controller"});
+  // The serial reference: one by one on one thread.
+  std::vector<Trajectory> reference;
+  for (const Rollout& r : e.rollouts) reference.push_back(simulate(sim, r));
+  const double total_steps = static_cast<double>(episodes) * steps;
+  json records = json::array();
+  bool identical = true;
+  std::printf("%-8s %-28s %8s %16s %16s %10s\n", "machine", "how", "threads", "rollout-steps/s",
+              "(median run)", "/ serial");
+  for (const bool loaded : {false, true}) {
+    std::unique_ptr<BusyProcess> busy;
+    if (loaded) busy = std::make_unique<BusyProcess>();
+    if (loaded) std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    const std::vector<double> load = bench::load_average();
+    for (const bool with_gradient : {false, true}) {
+      const Timing serial = timed(repeats, [&] {
+        for (const Rollout& r : e.rollouts) {
+          const Trajectory traj = simulate(sim, r);
+          if (with_gradient) gradient(sim, traj, loss, params);
+        }
+      });
+      const char* machine = loaded ? "loaded" : "idle";
+      const std::string what = with_gradient ? "rollouts + gradients" : "rollouts";
+      const auto record = [&](const std::string& how, int threads, const Timing& t) {
+        std::printf("%-8s %-28s %8d %16.0f %16.0f %10.2f\n", machine, how.c_str(), threads,
+                    total_steps / t.fastest, total_steps / t.median, serial.fastest / t.fastest);
+        records.push_back({{"machine", machine},
+                           {"work", what},
+                           {"how", how},
+                           {"threads", threads},
+                           {"episodes", episodes},
+                           {"steps_per_episode", steps},
+                           {"rollout_steps_per_second", total_steps / t.fastest},
+                           {"rollout_steps_per_second_median_run", total_steps / t.median},
+                           {"ratio_to_serial", serial.fastest / t.fastest},
+                           {"load_average_1min", load[0]}});
+      };
+      record("serial " + what, 1, serial);
+      for (const int threads : {1, 2}) {
+        std::vector<Trajectory> batch;
+        const Timing t = timed(repeats, [&] {
+          batch = simulate_batch(e.creature.model, e.options, e.rollouts, {}, threads);
+          if (with_gradient) gradient_batch(batch, loss, params, {}, threads);
+        });
+        identical = identical && same_states(batch, reference);
+        record("batch " + what, threads, t);
+      }
+    }
+  }
+  std::printf("batches equal the serial runs bit for bit: %s\n", identical ? "yes" : "NO");
+  const json result{{"benchmark", "batch_rollouts"},
+                    {"creature", "quadruped_2d"},
+                    {"cpu", bench::cpu_model()},
+                    {"hardware_threads", std::thread::hardware_concurrency()},
+                    {"newton_tolerance", 1e-7},
+                    {"repeats", repeats},
+                    {"bitwise_equal_to_serial", identical},
+                    {"runs", records}};
+  std::ofstream(out) << result.dump(2) << "\n";
+  std::cout << "wrote " << out << "\n";
+  return identical ? 0 : 1;
+}

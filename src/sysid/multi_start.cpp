@@ -1,0 +1,125 @@
+// identify(): one fit, or several from spread starting points side by side on a TaskPool
+// (threads, MPI processes), keeping the one with the lowest cost.
+#include <cmath>
+#include <random>
+
+#include "identify_one.hpp"
+#include "parametrisation.hpp"
+#include "softgrad/errors.hpp"
+#include "softgrad/task_pool.hpp"
+
+namespace softgrad {
+namespace {
+
+/// Start k's values: phi of theta0 moved by spread N(0, 1) per entry, clamped to the bounds.
+Eigen::VectorXd starting_point(const detail::Parametrisation& map, const Eigen::VectorXd& theta0,
+                               const SysIdOptions& o, int k) {
+  if (k == 0) return theta0;
+  std::mt19937_64 rng(o.seed + 0x9e3779b97f4a7c15ull * static_cast<std::uint64_t>(k));
+  std::normal_distribution<double> normal(0.0, 1.0);
+  Eigen::VectorXd phi = map.phi(theta0);
+  for (int i = 0; i < phi.size(); ++i) phi[i] += o.start_spread * normal(rng);
+  Eigen::VectorXd theta = map.theta(phi);
+  for (int i = 0; i < theta.size(); ++i)
+    theta[i] = std::clamp(theta[i], map.lower[i], map.upper[i]);
+  return theta;
+}
+
+// A report as numbers, for the task pool (its labels and method are the same for every start).
+void put(std::vector<double>& out, const Eigen::VectorXd& v) {
+  out.push_back(static_cast<double>(v.size()));
+  out.insert(out.end(), v.data(), v.data() + v.size());
+}
+Eigen::VectorXd take(const std::vector<double>& in, size_t& k) {
+  const int n = static_cast<int>(in[k++]);
+  Eigen::VectorXd v = Eigen::Map<const Eigen::VectorXd>(in.data() + k, n);
+  k += n;
+  return v;
+}
+
+std::vector<double> encode(const SysIdReport& r) {
+  std::vector<double> out{r.cost_before,
+                          r.cost_after,
+                          r.rms_before,
+                          r.rms_after,
+                          static_cast<double>(r.residuals),
+                          static_cast<double>(r.iterations),
+                          static_cast<double>(r.simulations),
+                          static_cast<double>(r.sensitivity_simulations),
+                          static_cast<double>(r.gradient_simulations),
+                          r.seconds,
+                          r.converged ? 1.0 : 0.0};
+  put(out, r.initial);
+  put(out, r.estimate);
+  put(out, r.stddev);
+  out.push_back(static_cast<double>(r.fitted.size()));
+  for (const Eigen::VectorXd& f : r.fitted) put(out, f);
+  out.push_back(static_cast<double>(r.termination.size()));
+  for (char c : r.termination) out.push_back(static_cast<unsigned char>(c));
+  return out;
+}
+
+void decode(const std::vector<double>& in, SysIdReport& r) {
+  r.cost_before = in[0], r.cost_after = in[1], r.rms_before = in[2], r.rms_after = in[3];
+  r.residuals = static_cast<int>(in[4]), r.iterations = static_cast<int>(in[5]);
+  r.simulations = static_cast<int>(in[6]), r.sensitivity_simulations = static_cast<int>(in[7]);
+  r.gradient_simulations = static_cast<int>(in[8]), r.seconds = in[9], r.converged = in[10] != 0;
+  size_t k = 11;
+  r.initial = take(in, k);
+  r.estimate = take(in, k);
+  r.stddev = take(in, k);
+  r.fitted.resize(static_cast<size_t>(in[k++]));
+  for (Eigen::VectorXd& f : r.fitted) f = take(in, k);
+  r.termination.resize(static_cast<size_t>(in[k++]));
+  for (char& c : r.termination) c = static_cast<char>(static_cast<int>(in[k++]));
+}
+
+}  // namespace
+
+SysIdReport identify(Simulator& sim, Rollout& rollout, const MarkerSet& markers,
+                     const Recording& recording, const SysIdOptions& options) {
+  if (options.starts < 1) throw InputError("sysid: starts must be >= 1");
+  if (!(options.start_spread >= 0.0) || !std::isfinite(options.start_spread))
+    throw InputError("sysid: start_spread must be finite and >= 0");
+  if (options.starts == 1) return detail::identify_one(sim, rollout, markers, recording, options);
+  if (options.parameters.empty()) throw InputError("sysid: no parameters to identify");
+  const ParameterSet params(sim, rollout, options.parameters);
+  const Eigen::VectorXd theta0 = params.get(sim, rollout);
+  const detail::Parametrisation map = detail::parametrise(params, theta0, options);
+  // Each start on a worker of its own Simulator; a start that fails costs +infinity.
+  const TaskPool pool(options.threads);
+  std::vector<std::unique_ptr<Simulator>> workspaces(pool.workers());
+  const std::vector<std::vector<double>> fits = pool.map(options.starts, [&](int w, int k) {
+    if (!workspaces[w])
+      workspaces[w] = std::make_unique<Simulator>(sim.shared_model(), sim.options());
+    Rollout start = rollout;
+    params.set(*workspaces[w], start, starting_point(map, theta0, options, k));
+    try {
+      return encode(detail::identify_one(*workspaces[w], start, markers, recording, options));
+    } catch (const InputError&) {
+      return std::vector<double>{};
+    }
+  });
+  SysIdReport best;
+  best.method = options.method;
+  for (int i = 0; i < params.size(); ++i) best.labels.push_back(params.label(i));
+  best.best_start = -1;
+  std::vector<double> costs;
+  for (int k = 0; k < options.starts; ++k) {
+    SysIdReport r;
+    if (!fits[k].empty()) decode(fits[k], r);
+    costs.push_back(fits[k].empty() ? INFINITY : r.cost_after);
+    if (!fits[k].empty() && (best.best_start < 0 || r.cost_after < best.cost_after)) {
+      r.method = best.method;
+      r.labels = best.labels;
+      best = std::move(r);
+      best.best_start = k;
+    }
+  }
+  if (best.best_start < 0) throw InputError("sysid: the fit failed from every starting point");
+  best.start_costs = std::move(costs);
+  params.set(sim, rollout, best.estimate);
+  return best;
+}
+
+}  // namespace softgrad

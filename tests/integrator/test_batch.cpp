@@ -1,0 +1,68 @@
+// Batches of rollouts and gradients on threads equal the same rollouts run one by one, bit for
+// bit, for any number of threads; a failing rollout is named.
+#include <doctest/doctest.h>
+
+#include "adjoint/gradient_check.hpp"
+#include "softgrad/batch.hpp"
+#include "softgrad/errors.hpp"
+
+namespace softgrad::test {
+
+TEST_CASE("integrator/batch: rollouts and gradients on threads equal serial runs bit for bit") {
+  Problem p = cantilever_problem(2, 10);
+  const auto loss = mixed_loss(p);
+  const ParameterSet params(*p.sim, p.rollout, {"youngs", "tip_force.force", "v0"});
+  // Five rollouts of one model: their own stiffness, tip forces and initial velocities.
+  std::vector<Rollout> rollouts;
+  for (int k = 0; k < 5; ++k) {
+    Rollout r = p.rollout;
+    Eigen::VectorXd theta = params.get(*p.sim, r);
+    for (int i = 0; i < theta.size(); ++i) theta[i] += 0.02 * std::sin(1.3 * i + k);
+    theta[0] = 3e4 + 1e4 * k;
+    params.set(*p.sim, r, theta);
+    rollouts.push_back(r);
+  }
+  std::vector<Trajectory> serial;
+  std::vector<GradientResult> serial_gradients;
+  for (const Rollout& r : rollouts) {
+    serial.push_back(simulate(*p.sim, r));
+    serial_gradients.push_back(gradient(*p.sim, serial.back(), *loss, params));
+  }
+  for (int threads : {1, 2, 3}) {
+    INFO(threads << " threads");
+    const std::vector<Trajectory> batch =
+        simulate_batch(p.model, p.sim->options(), rollouts, {}, threads);
+    REQUIRE(batch.size() == rollouts.size());
+    for (size_t k = 0; k < batch.size(); ++k)
+      for (int n = 0; n <= batch[k].steps(); ++n) {
+        CHECK(batch[k].state(n).x == serial[k].state(n).x);
+        CHECK(batch[k].state(n).v == serial[k].state(n).v);
+      }
+    const std::vector<GradientResult> g = gradient_batch(batch, *loss, params, {}, threads);
+    for (size_t k = 0; k < g.size(); ++k) {
+      CHECK(g[k].loss == serial_gradients[k].loss);
+      CHECK(g[k].gradient == serial_gradients[k].gradient);
+    }
+  }
+  // The rollouts differ from each other.
+  CHECK((serial[0].final_state().x - serial[4].final_state().x).norm() > 1e-4);
+}
+
+TEST_CASE("integrator/batch: the first failing rollout is named") {
+  Problem p = cantilever_problem(2, 3);
+  std::vector<Rollout> rollouts(3, p.rollout);
+  rollouts[1].initial.v[0] = std::nan("");
+  rollouts[2].steps = -1;
+  CHECK_THROWS_WITH_AS(simulate_batch(p.model, p.sim->options(), rollouts, {}, 2),
+                       doctest::Contains("rollout 1: rollout: the initial state contains NaN"),
+                       InputError);
+  const std::vector<Trajectory> two =
+      simulate_batch(p.model, p.sim->options(), {p.rollout, p.rollout}, {}, 2);
+  Problem other = cantilever_problem(2, 3);
+  const std::vector<Trajectory> mixed = {two[0], simulate(*other.sim, other.rollout)};
+  const ParameterSet params(*p.sim, p.rollout, {"youngs"});
+  CHECK_THROWS_WITH_AS(gradient_batch(mixed, *mixed_loss(p), params),
+                       doctest::Contains("trajectory 1 has another model"), InputError);
+}
+
+}  // namespace softgrad::test
