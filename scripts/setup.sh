@@ -6,8 +6,11 @@ cd "$(dirname "$0")/.."
 
 # libopenblas0-openmp: an optimised BLAS/LAPACK for CHOLMOD's supernodal factorisation (Debian's
 # default ATLAS build is generic; OpenBLAS factorises the 55k-tet Armadillo Hessian ~25% faster).
+# libopenmpi-dev, openmpi-bin: MPI, to spread episode batches and sysid starts over processes
+# (mpirun); softgrad builds without them too.
 packages=(cmake g++ make libeigen3-dev libsuitesparse-dev libceres-dev doctest-dev
-          nlohmann-json3-dev libcli11-dev clang-format-14 libopenblas0-openmp)
+          nlohmann-json3-dev libcli11-dev clang-format-14 libopenblas0-openmp
+          libopenmpi-dev openmpi-bin)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

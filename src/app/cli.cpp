@@ -6,6 +6,7 @@
 #include <new>
 #include <ostream>
 
+#include "app/build_info.hpp"
 #include "app/commands.hpp"
 #include "softgrad/config.hpp"
 #include "softgrad/errors.hpp"
@@ -52,7 +53,7 @@ const Command* parse(CLI::App& program, const std::vector<Command>& commands,
 int run_cli(const std::vector<std::string>& args, const Console& c) {
   try {
     CLI::App program("softgrad: differentiable implicit soft-body simulation", "softgrad");
-    program.set_version_flag("--version", SOFTGRAD_VERSION);
+    program.set_version_flag("--version", build_info, "Print the version and the build's parts");
     program.require_subcommand(1);
     program.failure_message(usage_error);
     program.footer("Run 'softgrad <command> --help' for the options of a command.\n");

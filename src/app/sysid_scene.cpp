@@ -272,6 +272,11 @@ std::string sysid_summary(const MarkerScene& p, const SysIdReport& r) {
   std::snprintf(line, sizeof line, "  marker rms error %.4g m -> %.4g m (%d residuals)\n",
                 r.rms_before, r.rms_after, r.residuals);
   os << line << "  " << r.termination << "\n";
+  if (r.start_costs.size() > 1) {
+    std::snprintf(line, sizeof line, "  best of %d starting points: start %d (cost %.4g)\n",
+                  static_cast<int>(r.start_costs.size()), r.best_start, r.cost_after);
+    os << line;
+  }
   return os.str();
 }
 

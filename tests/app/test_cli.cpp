@@ -134,3 +134,14 @@ TEST_CASE("app/cli: static writes the equilibrium and its summary") {
   CHECK(read_json(dir.file("o/summary.json"))["status"] == "converged");
   CHECK(std::filesystem::exists(dir.file("o/tiny_000000.vtu")));
 }
+
+TEST_CASE("app/cli: --version names the build's optional parts and the BLAS in use") {
+  const Outcome version = cli({"--version"});
+  REQUIRE(version.code == 0);
+  for (const char* part : {"CUDA:", "MPI:", "Python:", "BLAS:", "threads:"}) {
+    INFO(part);
+    CHECK(contains(version.out, part));
+  }
+  CHECK(contains(version.out, SOFTGRAD_HAS_MPI ? "MPI:     built" : "MPI:     not built"));
+  CHECK(contains(version.out, ".so"));  // the library dgemm_ resolves to
+}

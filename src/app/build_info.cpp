@@ -1,0 +1,54 @@
+#include "app/build_info.hpp"
+
+#include <dlfcn.h>
+#include <omp.h>
+
+#include <climits>
+#include <cstdlib>
+#include <sstream>
+#include <thread>
+
+#include "core/distributed.hpp"
+#include "softgrad/config.hpp"
+
+namespace softgrad::app {
+namespace {
+
+/// The shared library that the symbol dgemm_ resolves to in this process (the BLAS the
+/// supernodal factorisations run on), with a guess at its family.
+std::string blas_in_use() {
+  void* dgemm = dlsym(RTLD_DEFAULT, "dgemm_");
+  Dl_info info{};
+  if (!dgemm || !dladdr(dgemm, &info) || !info.dli_fname) return "unknown (no dgemm_ found)";
+  char resolved[PATH_MAX];
+  const std::string file = realpath(info.dli_fname, resolved) ? resolved : info.dli_fname;
+  std::string family = "reference or other";
+  if (file.find("openblas") != std::string::npos) family = "OpenBLAS";
+  if (file.find("atlas") != std::string::npos || file.find("f77blas") != std::string::npos)
+    family = "ATLAS";
+  if (file.find("mkl") != std::string::npos) family = "MKL";
+  return family + ", " + file;
+}
+
+}  // namespace
+
+std::string build_info() {
+  std::ostringstream os;
+  os << "softgrad " << SOFTGRAD_VERSION << "\n";
+  os << "  CUDA:    "
+     << (SOFTGRAD_HAS_CUDA
+             ? std::string("built (architectures ") + SOFTGRAD_CUDA_ARCHITECTURES + ")"
+             : std::string("not built (-DSOFTGRAD_WITH_CUDA needs nvcc)"))
+     << "\n";
+  os << "  MPI:     "
+     << (SOFTGRAD_HAS_MPI ? "built, " + detail::mpi_description()
+                          : std::string("not built (install libopenmpi-dev and rebuild)"))
+     << "\n";
+  os << "  Python:  no Python module in this build\n";
+  os << "  BLAS:    " << blas_in_use() << "\n";
+  os << "  threads: " << omp_get_max_threads() << " OpenMP threads, "
+     << std::thread::hardware_concurrency() << " hardware threads\n";
+  return os.str();
+}
+
+}  // namespace softgrad::app
