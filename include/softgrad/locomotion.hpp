@@ -18,6 +18,7 @@
 #include "softgrad/creatures.hpp"
 #include "softgrad/loss.hpp"
 #include "softgrad/state.hpp"
+#include "softgrad/training.hpp"
 
 namespace softgrad {
 
@@ -38,9 +39,12 @@ std::span<const CreatureGenerator> creature_generators();
 const CreatureGenerator* find_creature_generator(const std::string& name);
 
 /// How to build the controller and its initial parameters.
+/// The controllers a locomotion scene can name (Locomotion::make_controller builds them).
+enum class ControllerType { Sine, Keyframes, OpenLoop, Mlp };
+
 struct ControllerSpec {
-  std::string type = "sine";  ///< sine | keyframes | open_loop | mlp
-  double a_max = 0.3;         ///< activation bound
+  ControllerType type = ControllerType::Sine;
+  double a_max = 0.3;  ///< activation bound
   // sine: u_m = a_max tanh(A sin(2 pi f t + phi_m) + b), phi_m = phase_step (m mod phase_cycle)
   double frequency = 2.0;  ///< [Hz]
   double amplitude = 1.0;
@@ -61,7 +65,7 @@ struct ControllerSpec {
 
 /// Gradient-based training (the scene's "train").
 struct LocomotionTrainSpec {
-  std::string optimizer = "adam";  ///< adam | lbfgs
+  Optimizer optimizer = Optimizer::Adam;
   int iterations = 20;
   double learning_rate = 0.1;
   double clip = 0.0;  ///< gradient norm clip (0: none)

@@ -14,6 +14,7 @@
 #include "softgrad/loss.hpp"
 #include "softgrad/model.hpp"
 #include "softgrad/simulator.hpp"
+#include "softgrad/sysid.hpp"
 #include "softgrad/trajectory.hpp"
 
 namespace softgrad {
@@ -37,10 +38,10 @@ struct SceneSysId {
     double upper = std::numeric_limits<double>::infinity();
   };
   std::vector<Parameter> parameters;  ///< empty: the scene has no "sysid"
-  std::string method = "lm";          ///< "lm" or "lbfgs"
-  bool log = true;                    ///< positive parameters in log space
-  std::string robust = "none";        ///< "none", "huber" or "cauchy"
-  double robust_scale = 1e-3;         ///< [m]
+  SysIdMethod method = SysIdMethod::LevenbergMarquardt;
+  bool log = true;  ///< positive parameters in log space
+  RobustLoss robust = RobustLoss::None;
+  double robust_scale = 1e-3;  ///< [m]
   int max_iterations = 50;
   double smoothness = 0.0;  ///< lbfgs: weight of the smoothness penalty on fields
   int starts = 1;           ///< fits from several starting points (SysIdOptions::starts)

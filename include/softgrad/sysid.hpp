@@ -45,14 +45,23 @@ class MarkerLoss final : public Loss {
   std::vector<std::vector<int>> by_state_;  ///< observations sampled at each state
 };
 
+/// The fitting method: Levenberg-Marquardt on sensitivity Jacobians ("lm"), or L-BFGS on the
+/// adjoint gradient ("lbfgs").
+enum class SysIdMethod { LevenbergMarquardt, Lbfgs };
+/// The robust loss on each observation's residual.
+enum class RobustLoss { None, Huber, Cauchy };
+/// "lm", "lbfgs"; "none", "huber", "cauchy" (the scene's names).
+const char* to_string(SysIdMethod method);
+const char* to_string(RobustLoss loss);
+
 struct SysIdOptions {
   std::vector<std::string> parameters;  ///< ParameterSet names, e.g. {"youngs", "damping.alpha"}
-  std::string method = "lm";            ///< "lm" or "lbfgs"
+  SysIdMethod method = SysIdMethod::LevenbergMarquardt;
   /// Fit parameters whose valid range is positive in log space.
   bool log_positive = true;
-  /// Robust loss on each observation's residual: "none", "huber" or "cauchy", with its scale
-  /// [m] (residuals beyond it count less).
-  std::string robust = "none";
+  /// Robust loss on each observation's residual, with its scale [m] (residuals beyond it count
+  /// less).
+  RobustLoss robust = RobustLoss::None;
   double robust_scale = 1e-3;
   int max_iterations = 50;
   double function_tolerance = 1e-10;
@@ -76,7 +85,7 @@ struct SysIdOptions {
 };
 
 struct SysIdReport {
-  std::string method;
+  SysIdMethod method = SysIdMethod::LevenbergMarquardt;
   std::vector<std::string> labels;  ///< per entry of theta
   Eigen::VectorXd initial, estimate;
   /// Standard deviations of the estimate from the covariance at the solution, scaled by the

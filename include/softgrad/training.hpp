@@ -15,6 +15,11 @@
 
 namespace softgrad {
 
+/// The optimiser of train(): Adam (with gradient-norm clipping) or L-BFGS (Ceres Solver).
+enum class Optimizer { Adam, Lbfgs };
+/// "adam", "lbfgs" (the scene's names).
+const char* to_string(Optimizer optimizer);
+
 struct TrainIteration {
   int iteration = 0;
   double loss = 0.0;
@@ -24,8 +29,8 @@ struct TrainIteration {
 };
 
 struct TrainOptions {
-  std::string optimizer = "adam";  ///< "adam" or "lbfgs"
-  int iterations = 100;            ///< Adam steps, or L-BFGS iterations
+  Optimizer optimizer = Optimizer::Adam;
+  int iterations = 100;  ///< Adam steps, or L-BFGS iterations
   double learning_rate = 0.05;
   double beta1 = 0.9, beta2 = 0.999, epsilon = 1e-8;
   double clip = 0.0;             ///< clip the gradient to this norm (0: no clipping)

@@ -65,7 +65,8 @@ void finish(MethodRun& m, Clock::time_point start) {
 }
 
 MethodRun run_gradient(LocomotionProblem& p, long budget, const Console& c, bool talk) {
-  MethodRun m{"gradient (" + p.locomotion().train.optimizer + ")", "", {}, 0, 0.0};
+  MethodRun m{
+      "gradient (" + std::string(to_string(p.locomotion().train.optimizer)) + ")", "", {}, 0, 0.0};
   const auto start = Clock::now();
   const int iterations = static_cast<int>(budget / p.episode_steps());
   TrainOptions o = train_options(p.locomotion(), iterations);

@@ -36,7 +36,8 @@ int execute(const SysIdArgs& args, const Console& c) {
   MarkerScene p = load_marker_scene(args.scene);
   const Recording rec = read_scene_recording(args.data, p);
   SysIdOptions options = sysid_options(p, args.params);
-  if (!args.method.empty()) options.method = args.method;
+  if (!args.method.empty())
+    options.method = args.method == "lbfgs" ? SysIdMethod::Lbfgs : SysIdMethod::LevenbergMarquardt;
   if (args.max_iterations > 0) options.max_iterations = args.max_iterations;
   if (args.starts > 0) options.starts = args.starts;
   options.threads = args.threads;

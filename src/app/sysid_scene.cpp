@@ -204,7 +204,7 @@ json sysid_report_json(const MarkerScene& p, const std::string& data, const Reco
           {"scene", p.scene.name},
           {"scene_file", p.scene.file.string()},
           {"data", data},
-          {"method", r.method},
+          {"method", to_string(r.method)},
           {"parameters", params},
           {"frames", rec.times.size()},
           {"observations", rec.observations.size()},
@@ -255,7 +255,7 @@ std::string sysid_summary(const MarkerScene& p, const SysIdReport& r) {
   std::ostringstream os;
   char line[512];
   std::snprintf(line, sizeof line, "%s: %s, %d iterations, %d simulations, %.2f s, %s\n",
-                p.scene.name.c_str(), r.method.c_str(), r.iterations, r.simulations, r.seconds,
+                p.scene.name.c_str(), to_string(r.method), r.iterations, r.simulations, r.seconds,
                 r.converged ? "converged" : "not converged");
   os << line;
   const int shown = std::min<int>(static_cast<int>(r.labels.size()), 8);

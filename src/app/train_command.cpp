@@ -112,7 +112,7 @@ int execute(const TrainArgs& args, const Console& c) {
          {"body_length_m", loc.creature.body_length},
          {"controller", p.rollout.controller->name()},
          {"n_parameters", p.rollout.controller->n_parameters()},
-         {"optimizer", o.optimizer},
+         {"optimizer", to_string(o.optimizer)},
          {"iterations", o.iterations},
          {"resumed", args.resume},
          {"dt", dt},
@@ -133,7 +133,8 @@ int execute(const TrainArgs& args, const Console& c) {
   if (p.scene.model->dim == 2) files.push_back("gait.svg");
   s["files"] = files;
   write_json_file(dir / "summary.json", s);
-  c.out << p.scene.name << ": " << report.history.size() << " iterations (" << o.optimizer
+  c.out << p.scene.name << ": " << report.history.size() << " iterations ("
+        << to_string(o.optimizer)
         << line("), reward %.6g -> %.6g m (%.3g body lengths in %.3g s)",
                 -report.history.front().loss, reward, reward / loc.creature.body_length,
                 p.episode_steps() * dt)

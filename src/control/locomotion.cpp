@@ -41,6 +41,19 @@ Eigen::VectorXd normal_values(int n, double std, std::uint64_t seed) {
   return z;
 }
 
+/// The sinusoidal gait of the spec: amplitude, phases phase_step (m mod phase_cycle), offset.
+std::shared_ptr<Controller> make_sine(const ControllerSpec& c, int m, double dt) {
+  auto sine = std::make_shared<SineController>(m, dt, c.a_max, c.frequency);
+  Eigen::VectorXd psi = sine->parameters();
+  for (int i = 0; i < m; ++i) {
+    psi[i] = c.amplitude;
+    psi[m + i] = c.phase_step * (i % c.phase_cycle);
+    psi[2 * m + i] = c.offset;
+  }
+  sine->set_parameters(psi);
+  return sine;
+}
+
 }  // namespace
 
 std::span<const CreatureGenerator> creature_generators() { return kGenerators; }
@@ -54,40 +67,33 @@ const CreatureGenerator* find_creature_generator(const std::string& name) {
 std::shared_ptr<Controller> Locomotion::make_controller(double dt) const {
   const ControllerSpec& c = controller;
   const int m = creature.n_muscles;
-  if (c.type == "sine") {
-    auto sine = std::make_shared<SineController>(m, dt, c.a_max, c.frequency);
-    Eigen::VectorXd psi = sine->parameters();
-    for (int i = 0; i < m; ++i) {
-      psi[i] = c.amplitude;
-      psi[m + i] = c.phase_step * (i % c.phase_cycle);
-      psi[2 * m + i] = c.offset;
+  switch (c.type) {
+    case ControllerType::Sine:
+      return make_sine(c, m, dt);
+    case ControllerType::Keyframes: {
+      auto keys = std::make_shared<KeyframeController>(m, c.keys, c.period, dt, c.a_max);
+      keys->set_parameters(normal_values(c.keys * m, c.init_std, train.seed));
+      return keys;
     }
-    sine->set_parameters(psi);
-    return sine;
+    case ControllerType::OpenLoop: {
+      const int steps = std::max(controller_steps, train.episode_steps);
+      auto open = std::make_shared<OpenLoopController>(m, steps, c.a_max);
+      open->set_parameters(normal_values(steps * m, c.init_std, train.seed));
+      return open;
+    }
+    case ControllerType::Mlp: {
+      MlpController::Options o;
+      o.hidden = c.hidden;
+      o.a_max = c.a_max;
+      o.delta = c.delta;
+      o.period = c.period;
+      o.length_scale = c.length_scale;
+      o.velocity_scale = c.velocity_scale;
+      o.seed = train.seed;
+      return std::make_shared<MlpController>(*creature.model, m, dt, o);
+    }
   }
-  if (c.type == "keyframes") {
-    auto keys = std::make_shared<KeyframeController>(m, c.keys, c.period, dt, c.a_max);
-    keys->set_parameters(normal_values(c.keys * m, c.init_std, train.seed));
-    return keys;
-  }
-  if (c.type == "open_loop") {
-    const int steps = std::max(controller_steps, train.episode_steps);
-    auto open = std::make_shared<OpenLoopController>(m, steps, c.a_max);
-    open->set_parameters(normal_values(steps * m, c.init_std, train.seed));
-    return open;
-  }
-  if (c.type == "mlp") {
-    MlpController::Options o;
-    o.hidden = c.hidden;
-    o.a_max = c.a_max;
-    o.delta = c.delta;
-    o.period = c.period;
-    o.length_scale = c.length_scale;
-    o.velocity_scale = c.velocity_scale;
-    o.seed = train.seed;
-    return std::make_shared<MlpController>(*creature.model, m, dt, o);
-  }
-  throw InputError("controller: unknown type '" + c.type + "' (sine, keyframes, open_loop, mlp)");
+  throw InputError("controller: unknown type");
 }
 
 std::shared_ptr<const Loss> Locomotion::make_loss() const {

@@ -149,6 +149,10 @@ void lbfgs(Objective& f, Eigen::VectorXd theta, const TrainOptions& o, TrainRepo
 
 }  // namespace
 
+const char* to_string(Optimizer optimizer) {
+  return optimizer == Optimizer::Adam ? "adam" : "lbfgs";
+}
+
 void save_parameters(const std::string& file, const Eigen::VectorXd& theta) {
   const std::string tmp = file + ".tmp";
   {
@@ -176,8 +180,6 @@ Eigen::VectorXd load_parameters(const std::string& file) {
 
 TrainReport train(Simulator& sim, Rollout& rollout, const Loss& loss, const ParameterSet& params,
                   const TrainOptions& options) {
-  if (options.optimizer != "adam" && options.optimizer != "lbfgs")
-    throw InputError("training: unknown optimizer '" + options.optimizer + "' (adam, lbfgs)");
   if (options.iterations < 0) throw InputError("training: iterations must be >= 0");
   if (!(options.learning_rate > 0.0)) throw InputError("training: the learning rate must be > 0");
   TrainReport report;
@@ -192,7 +194,7 @@ TrainReport train(Simulator& sim, Rollout& rollout, const Loss& loss, const Para
     theta = saved;
   }
   Objective f(sim, rollout, loss, params, options, report);
-  if (options.optimizer == "adam") {
+  if (options.optimizer == Optimizer::Adam) {
     adam(f, theta, options, report);
   } else {
     lbfgs(f, theta, options, report);

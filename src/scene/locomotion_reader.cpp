@@ -189,11 +189,16 @@ Creature build_creature(const ObjectReader& c, const CreatureOptions& o, Locomot
 void read_controller(const ObjectReader& top, const Scene& scene, Locomotion& loc) {
   const ObjectReader c = top.object("controller", schema::controller);
   ControllerSpec& s = loc.controller;
-  s.type = c.string("type");
+  const std::string type = c.string("type");
   for (const KeyUse& use : kControllerKeyUse)
-    if (c.has(use.key) && !uses(use.types, s.type))
-      c.fail(use.key, "'" + std::string(use.key) + "' does not apply to type '" + s.type +
+    if (c.has(use.key) && !uses(use.types, type))
+      c.fail(use.key, "'" + std::string(use.key) + "' does not apply to type '" + type +
                           "' (only to " + use.types + ")");
+  // The schema's choices, in the library's terms.
+  s.type = type == "keyframes"   ? ControllerType::Keyframes
+           : type == "open_loop" ? ControllerType::OpenLoop
+           : type == "mlp"       ? ControllerType::Mlp
+                                 : ControllerType::Sine;
   s.a_max = c.number("a_max");
   s.frequency = c.number("frequency");
   s.amplitude = c.number("amplitude");
@@ -207,7 +212,7 @@ void read_controller(const ObjectReader& top, const Scene& scene, Locomotion& lo
   s.delta = c.number("delta");
   s.length_scale = c.number("length_scale");
   s.velocity_scale = c.number("velocity_scale");
-  if (s.type == "keyframes" && !(s.period >= 2 * scene.options.dt))
+  if (s.type == ControllerType::Keyframes && !(s.period >= 2 * scene.options.dt))
     c.fail("period", "the period must span at least two time steps (dt = " +
                          format_number(scene.options.dt) + " s)");
 }
@@ -215,7 +220,7 @@ void read_controller(const ObjectReader& top, const Scene& scene, Locomotion& lo
 void read_training(const ObjectReader& top, const Scene& scene, Locomotion& loc) {
   const ObjectReader t = top.object("train", schema::train);
   LocomotionTrainSpec& s = loc.train;
-  s.optimizer = t.string("optimizer");
+  s.optimizer = t.string("optimizer") == "lbfgs" ? Optimizer::Lbfgs : Optimizer::Adam;
   s.iterations = t.integer("iterations");
   s.learning_rate = t.number("learning_rate");
   s.clip = t.number("clip");

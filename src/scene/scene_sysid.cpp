@@ -67,9 +67,12 @@ void read_sysid(const ObjectReader& top, Scene& scene) {
   if (!top.has("sysid")) return;
   const ObjectReader s = top.object("sysid", schema::sysid);
   SceneSysId& out = scene.sysid;
-  out.method = s.string("method");
+  out.method = s.string("method") == "lbfgs" ? SysIdMethod::Lbfgs : SysIdMethod::LevenbergMarquardt;
   out.log = s.boolean("log");
-  out.robust = s.string("robust");
+  const std::string robust = s.string("robust");
+  out.robust = robust == "huber"    ? RobustLoss::Huber
+               : robust == "cauchy" ? RobustLoss::Cauchy
+                                    : RobustLoss::None;
   out.robust_scale = s.number("robust_scale");
   out.max_iterations = s.integer("max_iterations");
   out.smoothness = s.number("smoothness");

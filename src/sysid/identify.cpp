@@ -124,11 +124,10 @@ class ObservationCost final : public ceres::CostFunction {
 };
 
 ceres::LossFunction* robust_loss(const SysIdOptions& o) {
-  if (o.robust == "none") return nullptr;
+  if (o.robust == RobustLoss::None) return nullptr;
   if (!(o.robust_scale > 0.0)) throw InputError("sysid: the robust loss scale must be positive");
-  if (o.robust == "huber") return new ceres::HuberLoss(o.robust_scale);
-  if (o.robust == "cauchy") return new ceres::CauchyLoss(o.robust_scale);
-  throw InputError("sysid: unknown robust loss '" + o.robust + "' (none, huber, cauchy)");
+  if (o.robust == RobustLoss::Huber) return new ceres::HuberLoss(o.robust_scale);
+  return new ceres::CauchyLoss(o.robust_scale);
 }
 
 /// 1/2 sum of squared residuals, and the root-mean-square marker error.
@@ -297,14 +296,28 @@ void solve_lbfgs(Simulator& sim, Rollout& rollout, const MarkerSet& markers, con
 
 }  // namespace
 
+const char* to_string(SysIdMethod method) {
+  return method == SysIdMethod::LevenbergMarquardt ? "lm" : "lbfgs";
+}
+
+const char* to_string(RobustLoss loss) {
+  switch (loss) {
+    case RobustLoss::None:
+      return "none";
+    case RobustLoss::Huber:
+      return "huber";
+    case RobustLoss::Cauchy:
+      return "cauchy";
+  }
+  return "?";
+}
+
 namespace detail {
 
 SysIdReport identify_one(Simulator& sim, Rollout& rollout, const MarkerSet& markers,
                          const Recording& recording, const SysIdOptions& options) {
   const auto t0 = std::chrono::steady_clock::now();
   if (options.parameters.empty()) throw InputError("sysid: no parameters to identify");
-  if (options.method != "lm" && options.method != "lbfgs")
-    throw InputError("sysid: unknown method '" + options.method + "' (lm, lbfgs)");
   const ParameterSet params(sim, rollout, options.parameters);
   SysIdReport report;
   report.method = options.method;
@@ -315,7 +328,7 @@ SysIdReport identify_one(Simulator& sim, Rollout& rollout, const MarkerSet& mark
   report.residuals = n_obs * markers.dim();
   Eigen::VectorXd phi = map.phi(report.initial);
   Eigen::VectorXd r0, r;
-  if (options.method == "lm") {
+  if (options.method == SysIdMethod::LevenbergMarquardt) {
     solve_lm(sim, rollout, markers, recording, params, map, options, report, phi, r0, r);
     report.estimate = map.theta(phi);
     params.set(sim, rollout, report.estimate);

@@ -37,10 +37,10 @@ TEST_CASE("scenes/locomotion_reader: a biped scene builds the creature, controll
   CHECK(loc.creature.n_muscles == 20);
   CHECK(loc.generator == "biped_2d");
   // Defaults: a sine gait, travel along +x, episodes of duration / dt steps.
-  CHECK(loc.controller.type == "sine");
+  CHECK(loc.controller.type == ControllerType::Sine);
   CHECK(loc.direction.isApprox(Eigen::Vector2d(1, 0)));
   CHECK(loc.train.episode_steps == 10);
-  CHECK(loc.train.optimizer == "adam");
+  CHECK(loc.train.optimizer == Optimizer::Adam);
   // The scene's rollout drives the muscles with the controller.
   const Simulator sim(s.model, s.options);
   const Rollout r = s.rollout(sim);
@@ -62,7 +62,7 @@ TEST_CASE("scenes/locomotion_reader: layouts, controllers and settings are read"
   CHECK(loc.creature.n_muscles == 10);  // 4 leg edges, 3 top and 3 bottom body edges
   CHECK(loc.creature.body_length == doctest::Approx(0.3));
   CHECK(loc.direction.isApprox(Eigen::Vector2d(-1, 0)));
-  CHECK(loc.train.optimizer == "lbfgs");
+  CHECK(loc.train.optimizer == Optimizer::Lbfgs);
   CHECK(loc.train.episode_steps == 20);
   CHECK(loc.train.seed == 7);
   CHECK(loc.compare.budget == 5000);

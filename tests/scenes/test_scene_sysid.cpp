@@ -130,8 +130,8 @@ TEST_CASE("scenes/sysid: the sysid block names parameters, guesses and bounds") 
   CHECK(scene.sysid.parameters[0].lower == 1e3);
   CHECK(std::isinf(scene.sysid.parameters[0].upper));
   CHECK(std::isnan(scene.sysid.parameters[1].initial));
-  CHECK(scene.sysid.method == "lbfgs");
-  CHECK(scene.sysid.robust == "huber");
+  CHECK(scene.sysid.method == SysIdMethod::Lbfgs);
+  CHECK(scene.sysid.robust == RobustLoss::Huber);
   CHECK(scene.sysid.smoothness == 0.5);
   CHECK(contains(error_of(beam_scene(R"("sysid": {"parameters": [{"name": "yungs"}]})")),
                  "inline.json: /sysid/parameters/0/name: "));

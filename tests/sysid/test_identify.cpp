@@ -59,7 +59,7 @@ TEST_CASE("sysid: L-BFGS on the adjoint gradient recovers a tied modulus") {
   const Recording rec = record(truth, 0.02);
   SysIdProblem p = pushed_cantilever(3e4, 0.5);
   SysIdOptions opt;
-  opt.method = "lbfgs";
+  opt.method = SysIdMethod::Lbfgs;
   opt.parameters = {"youngs"};
   opt.max_iterations = 100;
   const SysIdReport r = identify(*p.sim, p.rollout, p.markers, rec, opt);
