@@ -9,7 +9,8 @@ install(DIRECTORY materials/ DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/softgrad/ma
 install(DIRECTORY solvers/ DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/softgrad/solvers
         FILES_MATCHING PATTERN "*.hpp")
 
-install(TARGETS softgrad softgrad_headers softgrad_core softgrad_optim softgrad_sysid softgrad_materials softgrad_solvers
+install(TARGETS softgrad softgrad_headers softgrad_core softgrad_optim softgrad_rl softgrad_sysid
+                softgrad_materials softgrad_solvers
         EXPORT softgradTargets
         ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
         LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}

@@ -5,10 +5,6 @@
 #include <cmath>
 #include <sstream>
 
-#include "../energies/constant_force_term.hpp"
-#include "../energies/damping_term.hpp"
-#include "../energies/elastic_term.hpp"
-#include "../energies/step_force_term.hpp"
 #include "softgrad/errors.hpp"
 
 namespace softgrad {
@@ -83,40 +79,6 @@ void add_body(Model& model, std::string name, Mesh mesh,
   body.mesh = std::move(mesh);
   model.n_verts += n_new;
   model.bodies.push_back(std::move(body));
-}
-
-void add_elastic_terms(Model& model) {
-  for (Body& b : model.bodies)
-    model.terms.push_back(std::make_unique<ElasticTerm>(b, model.n_verts, model.dim));
-}
-
-void add_gravity(Model& model, const Eigen::VectorXd& g) {
-  if (g.size() != model.dim) throw InputError("gravity needs one component per dimension");
-  Eigen::VectorXd f(model.n_dofs());
-  for (int v = 0; v < model.n_verts; ++v)
-    for (int i = 0; i < model.dim; ++i) f[v * model.dim + i] = model.mass[v * model.dim + i] * g[i];
-  model.terms.push_back(std::make_unique<ConstantForceTerm>("gravity", std::move(f)));
-}
-
-void add_external_forces(Model& model, const Eigen::VectorXd& forces) {
-  if (forces.size() != model.n_dofs()) throw InputError("external forces need n_dofs entries");
-  model.terms.push_back(std::make_unique<ConstantForceTerm>("external", forces));
-}
-
-void add_step_forces(Model& model, std::string name, std::vector<int> dofs, int n_steps,
-                     std::vector<double> values) {
-  for (int i : dofs)
-    if (i < 0 || i >= model.n_dofs())
-      throw InputError(name + ": dof " + std::to_string(i) + " is not in the model (" +
-                       std::to_string(model.n_dofs()) + " dofs)");
-  if (values.empty()) values.assign(static_cast<size_t>(n_steps) * dofs.size(), 0.0);
-  model.terms.push_back(std::make_unique<StepForceTerm>(std::move(name), std::move(dofs), n_steps,
-                                                        std::move(values)));
-}
-
-void add_damping(Model& model, double alpha, double beta) {
-  if (!(alpha >= 0.0) || !(beta >= 0.0)) throw InputError("damping alpha and beta must be >= 0");
-  model.terms.push_back(std::make_unique<DampingTerm>(model, alpha, beta));
 }
 
 std::vector<int> Model::kinematic_dofs() const {

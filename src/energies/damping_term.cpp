@@ -180,4 +180,9 @@ void DampingTerm::validate_parameters(const double* p) const {
     throw InputError("damping beta must be finite and >= 0, got " + std::to_string(p[1]));
 }
 
+void add_damping(Model& model, double alpha, double beta) {
+  if (!(alpha >= 0.0) || !(beta >= 0.0)) throw InputError("damping alpha and beta must be >= 0");
+  model.terms.push_back(std::make_unique<DampingTerm>(model, alpha, beta));
+}
+
 }  // namespace softgrad

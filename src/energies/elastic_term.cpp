@@ -122,4 +122,9 @@ void ElasticTerm::validate_parameters(const double* p) const {
   }
 }
 
+void add_elastic_terms(Model& model) {
+  for (Body& b : model.bodies)
+    model.terms.push_back(std::make_unique<ElasticTerm>(b, model.n_verts, model.dim));
+}
+
 }  // namespace softgrad

@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "softgrad/errors.hpp"
+#include "softgrad/model.hpp"
 
 namespace softgrad {
 
@@ -78,6 +79,17 @@ void StepForceTerm::push_forward(TermData& d, const Eigen::VectorXd&,
   if (!directions.parameters || !current(d)) return;
   const double* dp = directions.parameters + static_cast<size_t>(d.step.step) * dofs_.size();
   for (size_t i = 0; i < dofs_.size(); ++i) out[dofs_[i]] -= dp[i];
+}
+
+void add_step_forces(Model& model, std::string name, std::vector<int> dofs, int n_steps,
+                     std::vector<double> values) {
+  for (int i : dofs)
+    if (i < 0 || i >= model.n_dofs())
+      throw InputError(name + ": dof " + std::to_string(i) + " is not in the model (" +
+                       std::to_string(model.n_dofs()) + " dofs)");
+  if (values.empty()) values.assign(static_cast<size_t>(n_steps) * dofs.size(), 0.0);
+  model.terms.push_back(std::make_unique<StepForceTerm>(std::move(name), std::move(dofs), n_steps,
+                                                        std::move(values)));
 }
 
 }  // namespace softgrad

@@ -9,6 +9,7 @@
 #include <iomanip>
 #include <limits>
 
+#include "softgrad/adam.hpp"
 #include "softgrad/errors.hpp"
 #include "softgrad/log.hpp"
 
@@ -76,8 +77,10 @@ class Objective {
 };
 
 void adam(Objective& f, Eigen::VectorXd theta, const TrainOptions& o, TrainReport& report) {
-  Eigen::VectorXd m = Eigen::VectorXd::Zero(theta.size()), v = m, g;
-  double lr = o.learning_rate;
+  Adam adam(
+      static_cast<int>(theta.size()),
+      {.learning_rate = o.learning_rate, .beta1 = o.beta1, .beta2 = o.beta2, .epsilon = o.epsilon});
+  Eigen::VectorXd g;
   for (int k = 1; k <= o.iterations; ++k) {
     const double l = f(theta, g);
     const double gnorm = g.norm();
@@ -87,15 +90,12 @@ void adam(Objective& f, Eigen::VectorXd theta, const TrainOptions& o, TrainRepor
       return;
     }
     if (!std::isfinite(l)) {  // a failed simulation: back to the best point, smaller steps
-      lr *= 0.5;
+      adam.set_learning_rate(0.5 * adam.learning_rate());
       theta = report.best;
       continue;
     }
     if (o.clip > 0.0 && gnorm > o.clip) g *= o.clip / gnorm;
-    m = o.beta1 * m + (1.0 - o.beta1) * g;
-    v = o.beta2 * v + (1.0 - o.beta2) * g.cwiseAbs2();
-    const double c1 = 1.0 - std::pow(o.beta1, k), c2 = 1.0 - std::pow(o.beta2, k);
-    theta -= lr * ((m / c1).array() / ((v / c2).array().sqrt() + o.epsilon)).matrix();
+    adam.step(theta, g);
   }
   report.termination = "adam: " + std::to_string(o.iterations) + " iterations";
 }

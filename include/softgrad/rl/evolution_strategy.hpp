@@ -11,8 +11,8 @@
 
 #include <cstdint>
 
+#include "softgrad/adam.hpp"
 #include "softgrad/mlp.hpp"
-#include "softgrad/rl/adam.hpp"
 #include "softgrad/rl/env.hpp"
 #include "softgrad/rl/env_pool.hpp"
 #include "softgrad/rl/training.hpp"

@@ -18,8 +18,8 @@
 #include <span>
 #include <vector>
 
+#include "softgrad/adam.hpp"
 #include "softgrad/mlp.hpp"
-#include "softgrad/rl/adam.hpp"
 #include "softgrad/rl/env.hpp"
 #include "softgrad/rl/env_pool.hpp"
 #include "softgrad/rl/gaussian_policy.hpp"

@@ -1,11 +1,11 @@
-#include "softgrad/rl/adam.hpp"
+#include "softgrad/adam.hpp"
 
 #include <cmath>
 #include <string>
 
 #include "softgrad/errors.hpp"
 
-namespace softgrad::rl {
+namespace softgrad {
 
 Adam::Adam(int n, AdamOptions options) : options_(options) {
   if (n < 0) throw InputError("Adam: the parameter count must be >= 0");
@@ -29,7 +29,13 @@ void Adam::step(Eigen::VectorXd& theta, const Eigen::VectorXd& g) {
   // Bias-corrected moments.
   const double c1 = 1.0 - std::pow(b1, k_), c2 = 1.0 - std::pow(b2, k_);
   theta.array() -=
-      options_.learning_rate * (m_.array() / c1) / ((v_.array() / c2).sqrt() + options_.epsilon);
+      options_.learning_rate * ((m_.array() / c1) / ((v_.array() / c2).sqrt() + options_.epsilon));
 }
 
-}  // namespace softgrad::rl
+void Adam::set_learning_rate(double learning_rate) {
+  if (!(learning_rate > 0.0) || !std::isfinite(learning_rate))
+    throw InputError("Adam: the learning rate must be positive and finite");
+  options_.learning_rate = learning_rate;
+}
+
+}  // namespace softgrad

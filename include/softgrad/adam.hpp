@@ -1,5 +1,6 @@
 /// @file adam.hpp
-/// Adam (Kingma and Ba 2015) for the RL baselines: per coordinate,
+/// Adam (Kingma and Ba 2015), the one Adam of softgrad (gradient-based training, PPO, ES): per
+/// coordinate,
 ///   m = b1 m + (1 - b1) g,  v = b2 v + (1 - b2) g^2,
 ///   theta -= lr (m / (1 - b1^k)) / (sqrt(v / (1 - b2^k)) + eps)
 /// at the k-th step, descending on a loss whose gradient is g.
@@ -7,7 +8,7 @@
 
 #include <Eigen/Core>
 
-namespace softgrad::rl {
+namespace softgrad {
 
 struct AdamOptions {
   double learning_rate = 3e-4;
@@ -25,6 +26,9 @@ class Adam {
   /// @throws InputError for sizes other than n.
   void step(Eigen::VectorXd& theta, const Eigen::VectorXd& g);
   int steps() const { return k_; }
+  double learning_rate() const { return options_.learning_rate; }
+  /// @throws InputError unless positive and finite.
+  void set_learning_rate(double learning_rate);
 
  private:
   AdamOptions options_;
@@ -32,4 +36,4 @@ class Adam {
   int k_ = 0;
 };
 
-}  // namespace softgrad::rl
+}  // namespace softgrad
