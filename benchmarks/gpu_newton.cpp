@@ -28,10 +28,10 @@
 #include "cantilever_beam.hpp"
 #include "softgrad/adjoint.hpp"
 #include "softgrad/assembly.hpp"
-#include "softgrad/solvers/cpu/pcg_solver.hpp"
-#include "softgrad/solvers/cuda/elastic_body.hpp"
-#include "softgrad/solvers/cuda/elastic_newton.hpp"
-#include "softgrad/solvers/cuda/pcg_solver.hpp"
+#include "solvers/cpu/pcg_solver.hpp"
+#include "solvers/cuda/elastic_body.hpp"
+#include "solvers/cuda/elastic_newton.hpp"
+#include "solvers/cuda/pcg_solver.hpp"
 
 namespace softgrad::bench {
 namespace {

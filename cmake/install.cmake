@@ -1,13 +1,10 @@
 # Installation and the find_package(softgrad) package config.
 include(CMakePackageConfigHelpers)
 
+# The public headers only: include/softgrad (no solver or CUDA internals) and config.hpp.
 install(DIRECTORY include/softgrad DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 install(FILES "${SOFTGRAD_GENERATED_INCLUDE}/softgrad/config.hpp"
         DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/softgrad)
-install(DIRECTORY materials/ DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/softgrad/materials
-        FILES_MATCHING PATTERN "*.hpp")
-install(DIRECTORY solvers/ DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/softgrad/solvers
-        FILES_MATCHING PATTERN "*.hpp")
 
 install(TARGETS softgrad softgrad_headers softgrad_core softgrad_optim softgrad_rl softgrad_sysid
                 softgrad_materials softgrad_solvers

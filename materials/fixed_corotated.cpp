@@ -1,8 +1,8 @@
 // Instantiates the FixedCorotated model's element kernels in this translation unit only.
 #include "softgrad/materials/fixed_corotated.hpp"
 
+#include "builtin.hpp"
 #include "softgrad/hyperelastic_model.hpp"
-#include "softgrad/materials/builtin.hpp"
 
 namespace softgrad {
 

@@ -1,10 +1,10 @@
 // The mass-spring model: a MaterialModel written on the generic element AD, not on psi(F).
 #include "softgrad/materials/mass_spring.hpp"
 
+#include "builtin.hpp"
 #include "softgrad/ad/derivatives.hpp"
 #include "softgrad/ad/psd_projection.hpp"
 #include "softgrad/hyperelastic_model.hpp"
-#include "softgrad/materials/builtin.hpp"
 
 namespace softgrad {
 namespace {

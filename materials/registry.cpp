@@ -1,32 +1,28 @@
-// The material registry: scene names -> models. Adding a built-in material is one line in
-// builtin_models() (plus its #include).
+// The material registry: scene names -> models. Adding a built-in material is one entry in
+// builtin_materials.hpp (plus its materials/<name>.cpp).
 #include <algorithm>
 #include <mutex>
 #include <sstream>
 
+#include "builtin.hpp"
+#include "builtin_materials.hpp"
 #include "softgrad/errors.hpp"
 #include "softgrad/material_model.hpp"
-#include "softgrad/materials/builtin.hpp"
-#include "softgrad/materials/corotated.hpp"
-#include "softgrad/materials/fixed_corotated.hpp"
-#include "softgrad/materials/linear_elastic.hpp"
 #include "softgrad/materials/mass_spring.hpp"
-#include "softgrad/materials/mooney_rivlin.hpp"
-#include "softgrad/materials/neo_hookean.hpp"
-#include "softgrad/materials/stable_neo_hookean.hpp"
-#include "softgrad/materials/stvk.hpp"
 
 namespace softgrad {
 namespace {
 
 using ModelList = std::vector<std::shared_ptr<const MaterialModel>>;
 
+// The built-in hyperelastic list, then mass-spring networks.
+template <class... Material>
+ModelList make_models(std::tuple<Material...>*) {
+  return {make_model<Material>()..., make_model<MassSpring>()};
+}
+
 ModelList builtin_models() {
-  return {
-      make_model<LinearElastic>(),  make_model<CorotatedLinear>(),  make_model<StVenantKirchhoff>(),
-      make_model<NeoHookean>(),     make_model<StableNeoHookean>(), make_model<MooneyRivlin>(),
-      make_model<FixedCorotated>(), make_model<MassSpring>(),
-  };
+  return make_models(static_cast<BuiltinHyperelasticMaterials*>(nullptr));
 }
 
 struct Registry {

@@ -1,8 +1,8 @@
 // Instantiates the StVenantKirchhoff model's element kernels in this translation unit only.
 #include "softgrad/materials/stvk.hpp"
 
+#include "builtin.hpp"
 #include "softgrad/hyperelastic_model.hpp"
-#include "softgrad/materials/builtin.hpp"
 
 namespace softgrad {
 

@@ -21,7 +21,7 @@
 
 #include "softgrad/errors.hpp"
 #include "softgrad/solvers/linear_solve_report.hpp"
-#include "softgrad/solvers/vector_ops.hpp"
+#include "solvers/vector_ops.hpp"
 
 namespace softgrad {
 

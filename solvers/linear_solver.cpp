@@ -6,11 +6,11 @@
 
 #include "softgrad/config.hpp"
 #include "softgrad/errors.hpp"
-#include "softgrad/solvers/cpu/cholmod_solver.hpp"
-#include "softgrad/solvers/cpu/matrix_free_cg.hpp"
-#include "softgrad/solvers/cpu/pcg_solver.hpp"
+#include "solvers/cpu/cholmod_solver.hpp"
+#include "solvers/cpu/matrix_free_cg.hpp"
+#include "solvers/cpu/pcg_solver.hpp"
 #if SOFTGRAD_HAS_CUDA
-#include "softgrad/solvers/cuda/pcg_solver.hpp"
+#include "solvers/cuda/pcg_solver.hpp"
 #endif
 
 namespace softgrad {

@@ -11,7 +11,6 @@
 #include <string>
 #include <vector>
 
-#include "softgrad/ad/tape.hpp"
 #include "softgrad/model.hpp"
 #include "softgrad/state.hpp"
 
@@ -118,29 +117,6 @@ class SumLoss final : public Loss {
 
  private:
   std::vector<std::shared_ptr<const Loss>> terms_;
-};
-
-/// A user loss on chosen vertices, differentiated by softgrad's reverse-mode AD:
-///     l_n = fn(n, T, t, x, v)
-/// where x and v point to the |vertices| * dim positions and velocities of those vertices as
-/// AD scalars (ad::Var<double>) and fn returns one. Write it generically, like an energy:
-///     auto fn = [](int n, int T, double t, const auto* x, const auto* v) {
-///       return n == T ? 0.5 * (x[1] - 1.0) * (x[1] - 1.0) : decltype(x[0])(0.0); };
-class StateLoss final : public Loss {
- public:
-  using Scalar = ad::Var<double>;
-  using Function = std::function<Scalar(int n, int T, double t, const Scalar* x, const Scalar* v)>;
-  /// @param tape_capacity AD nodes per evaluation (the heap tape is sized once).
-  StateLoss(const Model& model, std::vector<int> vertices, Function fn,
-            int tape_capacity = 1 << 16);
-  double evaluate(int n, int T, const State& s, Eigen::VectorXd* xbar,
-                  Eigen::VectorXd* vbar) const override;
-
- private:
-  int dim_;
-  std::vector<int> vertices_;
-  Function fn_;
-  int capacity_;
 };
 
 }  // namespace softgrad

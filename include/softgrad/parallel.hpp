@@ -6,11 +6,17 @@
 /// loops of ~100 items. parallel_for and parallel_reduce run those serially.
 #pragma once
 
-#include <omp.h>
-
+#include <cstddef>
 #include <vector>
 
 namespace softgrad {
+
+namespace detail {
+/// OpenMP's thread count and this thread's index in the current team (src/core/parallel.cpp,
+/// so that <omp.h> stays out of the headers).
+int max_threads();
+int thread_index();
+}  // namespace detail
 
 /// Element loops (energy, gradient, Hessian, products) with fewer elements run serially.
 inline constexpr int kParallelMinElements = 1024;
@@ -40,10 +46,10 @@ Acc parallel_reduce(int n, int min_parallel, const Acc& init, const Body& body,
     for (int i = 0; i < n; ++i) body(i, total);
     return total;
   }
-  std::vector<Acc> part(static_cast<size_t>(omp_get_max_threads()), init);
+  std::vector<Acc> part(static_cast<size_t>(detail::max_threads()), init);
 #pragma omp parallel
   {
-    Acc& acc = part[static_cast<size_t>(omp_get_thread_num())];
+    Acc& acc = part[static_cast<size_t>(detail::thread_index())];
 #pragma omp for schedule(static)
     for (int i = 0; i < n; ++i) body(i, acc);
   }

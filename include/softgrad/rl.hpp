@@ -5,8 +5,9 @@
 /// curves against simulated steps (rl/training.hpp).
 #pragma once
 
-#include "softgrad/rl/adam.hpp"
+#include "softgrad/adam.hpp"
 #include "softgrad/rl/env.hpp"
+#include "softgrad/rl/env_pool.hpp"
 #include "softgrad/rl/evolution_strategy.hpp"
 #include "softgrad/rl/gaussian_policy.hpp"
 #include "softgrad/rl/locomotion_env.hpp"

@@ -1,4 +1,4 @@
-#include "softgrad/solvers/cpu/cholmod_solver.hpp"
+#include "solvers/cpu/cholmod_solver.hpp"
 
 #include <cholmod.h>
 
@@ -8,8 +8,8 @@
 #include <sstream>
 
 #include "softgrad/errors.hpp"
-#include "softgrad/solvers/cpu/linear_operator.hpp"
-#include "softgrad/solvers/cpu/planned_cholesky.hpp"
+#include "solvers/cpu/linear_operator.hpp"
+#include "solvers/cpu/planned_cholesky.hpp"
 
 namespace softgrad {
 

@@ -1,4 +1,4 @@
-#include "softgrad/solvers/cpu/linear_operator.hpp"
+#include "solvers/cpu/linear_operator.hpp"
 
 #include "softgrad/errors.hpp"
 #include "softgrad/parallel.hpp"

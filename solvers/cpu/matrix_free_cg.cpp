@@ -1,4 +1,4 @@
-#include "softgrad/solvers/cpu/matrix_free_cg.hpp"
+#include "solvers/cpu/matrix_free_cg.hpp"
 
 #include <sstream>
 

@@ -1,4 +1,4 @@
-#include "softgrad/solvers/cpu/pcg_solver.hpp"
+#include "solvers/cpu/pcg_solver.hpp"
 
 #include <sstream>
 

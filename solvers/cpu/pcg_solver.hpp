@@ -5,10 +5,10 @@
 
 #include <string>
 
-#include "softgrad/solvers/cg.hpp"
-#include "softgrad/solvers/cpu/linear_operator.hpp"
-#include "softgrad/solvers/cpu/preconditioners.hpp"
 #include "softgrad/solvers/linear_solver.hpp"
+#include "solvers/cg.hpp"
+#include "solvers/cpu/linear_operator.hpp"
+#include "solvers/cpu/preconditioners.hpp"
 
 namespace softgrad {
 

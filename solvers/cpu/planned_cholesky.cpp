@@ -1,4 +1,4 @@
-#include "softgrad/solvers/cpu/planned_cholesky.hpp"
+#include "solvers/cpu/planned_cholesky.hpp"
 
 #include <algorithm>
 #include <cmath>

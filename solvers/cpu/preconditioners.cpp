@@ -1,4 +1,4 @@
-#include "softgrad/solvers/cpu/preconditioners.hpp"
+#include "solvers/cpu/preconditioners.hpp"
 
 #include <cmath>
 #include <sstream>

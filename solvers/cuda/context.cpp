@@ -1,9 +1,9 @@
-#include "softgrad/solvers/cuda/context.hpp"
+#include "solvers/cuda/context.hpp"
 
 #include <sstream>
 
 #include "softgrad/errors.hpp"
-#include "softgrad/solvers/cuda/cuda_check.hpp"
+#include "solvers/cuda/cuda_check.hpp"
 
 namespace softgrad::cuda {
 

@@ -1,6 +1,6 @@
-#include "softgrad/solvers/cuda/device_array.hpp"
+#include "solvers/cuda/device_array.hpp"
 
-#include "softgrad/solvers/cuda/cuda_check.hpp"
+#include "solvers/cuda/cuda_check.hpp"
 
 namespace softgrad::cuda::detail {
 

@@ -1,8 +1,8 @@
-#include "softgrad/solvers/cuda/device_csr_matrix.hpp"
+#include "solvers/cuda/device_csr_matrix.hpp"
 
 #include "softgrad/errors.hpp"
-#include "softgrad/solvers/cuda/cuda_check.hpp"
-#include "softgrad/solvers/cuda/vector_kernels.hpp"
+#include "solvers/cuda/cuda_check.hpp"
+#include "solvers/cuda/vector_kernels.hpp"
 
 namespace softgrad::cuda {
 

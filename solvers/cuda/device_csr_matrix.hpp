@@ -10,9 +10,9 @@
 #include <Eigen/SparseCore>
 #include <memory>
 
-#include "softgrad/solvers/cuda/context.hpp"
-#include "softgrad/solvers/cuda/device_array.hpp"
-#include "softgrad/solvers/cuda/device_vector.hpp"
+#include "solvers/cuda/context.hpp"
+#include "solvers/cuda/device_array.hpp"
+#include "solvers/cuda/device_vector.hpp"
 
 namespace softgrad::cuda {
 

@@ -1,10 +1,10 @@
-#include "softgrad/solvers/cuda/device_vector.hpp"
+#include "solvers/cuda/device_vector.hpp"
 
 #include <cmath>
 
 #include "softgrad/errors.hpp"
-#include "softgrad/solvers/cuda/cuda_check.hpp"
-#include "softgrad/solvers/cuda/vector_kernels.hpp"
+#include "solvers/cuda/cuda_check.hpp"
+#include "solvers/cuda/vector_kernels.hpp"
 
 namespace softgrad::cuda {
 

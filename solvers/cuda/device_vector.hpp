@@ -8,8 +8,8 @@
 #include <Eigen/Core>
 #include <cstddef>
 
-#include "softgrad/solvers/cuda/context.hpp"
-#include "softgrad/solvers/cuda/device_array.hpp"
+#include "solvers/cuda/context.hpp"
+#include "solvers/cuda/device_array.hpp"
 
 namespace softgrad::cuda {
 

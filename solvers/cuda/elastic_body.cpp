@@ -1,12 +1,12 @@
-#include "softgrad/solvers/cuda/elastic_body.hpp"
+#include "solvers/cuda/elastic_body.hpp"
 
 #include <algorithm>
 #include <climits>
 #include <cmath>
 
 #include "softgrad/errors.hpp"
-#include "softgrad/solvers/cuda/elastic_kernels.hpp"
-#include "softgrad/solvers/cuda/vector_kernels.hpp"
+#include "solvers/cuda/elastic_kernels.hpp"
+#include "solvers/cuda/vector_kernels.hpp"
 
 namespace softgrad::cuda {
 

@@ -13,9 +13,9 @@
 #include <vector>
 
 #include "softgrad/material_model.hpp"
-#include "softgrad/solvers/cuda/device_array.hpp"
-#include "softgrad/solvers/cuda/device_csr_matrix.hpp"
-#include "softgrad/solvers/cuda/device_vector.hpp"
+#include "solvers/cuda/device_array.hpp"
+#include "solvers/cuda/device_csr_matrix.hpp"
+#include "solvers/cuda/device_vector.hpp"
 
 namespace softgrad::cuda {
 

@@ -3,16 +3,10 @@
 // translation unit that instantiates the AD on the device (compile time matters).
 #include <climits>
 
+#include "materials/builtin_materials.hpp"
 #include "softgrad/ad/hyperelastic.hpp"
-#include "softgrad/materials/corotated.hpp"
-#include "softgrad/materials/fixed_corotated.hpp"
-#include "softgrad/materials/linear_elastic.hpp"
-#include "softgrad/materials/mooney_rivlin.hpp"
-#include "softgrad/materials/neo_hookean.hpp"
-#include "softgrad/materials/stable_neo_hookean.hpp"
-#include "softgrad/materials/stvk.hpp"
-#include "softgrad/solvers/cuda/cuda_check.hpp"
-#include "softgrad/solvers/cuda/elastic_kernels.hpp"
+#include "solvers/cuda/cuda_check.hpp"
+#include "solvers/cuda/elastic_kernels.hpp"
 
 namespace softgrad::cuda::kernels {
 namespace {
@@ -222,36 +216,27 @@ __global__ void hessian_diagonal_kernel(DeviceElements el, const double* x, bool
   scatter_add(elem.vert, diag, d);
 }
 
-// The built-in hyperelastic materials, in the order of material_names().
-template <class F>
+// The built-in hyperelastic materials (builtin_materials.hpp), by their index in that list.
+constexpr int kMaterials = static_cast<int>(std::tuple_size_v<BuiltinHyperelasticMaterials>);
+
+template <int I = 0, class F>
 void dispatch(int m, F&& f) {
-  switch (m) {
-    case 0:
-      return f(NeoHookean{});
-    case 1:
-      return f(StableNeoHookean{});
-    case 2:
-      return f(CorotatedLinear{});
-    case 3:
-      return f(FixedCorotated{});
-    case 4:
-      return f(LinearElastic{});
-    case 5:
-      return f(MooneyRivlin{});
-    case 6:
-      return f(StVenantKirchhoff{});
-    default:
-      detail::throw_cuda_error("dispatch", "unknown device material index " + std::to_string(m),
-                               __FILE__, __LINE__);
+  if constexpr (I < kMaterials) {
+    if (m == I) return f(std::tuple_element_t<I, BuiltinHyperelasticMaterials>{});
+    return dispatch<I + 1>(m, f);
+  } else {
+    detail::throw_cuda_error("dispatch", "unknown device material index " + std::to_string(m),
+                             __FILE__, __LINE__);
   }
 }
 
 }  // namespace
 
 std::vector<std::string> material_names() {
-  return {NeoHookean::kName,       StableNeoHookean::kName, CorotatedLinear::kName,
-          FixedCorotated::kName,   LinearElastic::kName,    MooneyRivlin::kName,
-          StVenantKirchhoff::kName};
+  std::vector<std::string> names;
+  for (int m = 0; m < kMaterials; ++m)
+    dispatch(m, [&](auto material) { names.push_back(decltype(material)::kName); });
+  return names;
 }
 
 int material_index(const std::string& name) {

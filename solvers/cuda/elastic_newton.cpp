@@ -1,11 +1,11 @@
-#include "softgrad/solvers/cuda/elastic_newton.hpp"
+#include "solvers/cuda/elastic_newton.hpp"
 
 #include <cmath>
 #include <limits>
 
 #include "softgrad/errors.hpp"
-#include "softgrad/solvers/cuda/device_csr_matrix.hpp"
-#include "softgrad/solvers/cuda/vector_kernels.hpp"
+#include "solvers/cuda/device_csr_matrix.hpp"
+#include "solvers/cuda/vector_kernels.hpp"
 
 namespace softgrad::cuda {
 

@@ -16,8 +16,8 @@
 #include <memory>
 #include <vector>
 
-#include "softgrad/solvers/cuda/elastic_body.hpp"
-#include "softgrad/solvers/cuda/pcg_solver.hpp"
+#include "solvers/cuda/elastic_body.hpp"
+#include "solvers/cuda/pcg_solver.hpp"
 
 namespace softgrad::cuda {
 

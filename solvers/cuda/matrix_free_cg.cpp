@@ -1,7 +1,7 @@
-#include "softgrad/solvers/cuda/matrix_free_cg.hpp"
+#include "solvers/cuda/matrix_free_cg.hpp"
 
 #include "softgrad/errors.hpp"
-#include "softgrad/solvers/cuda/vector_kernels.hpp"
+#include "solvers/cuda/vector_kernels.hpp"
 
 namespace softgrad::cuda {
 

@@ -11,9 +11,9 @@
 #include <Eigen/Core>
 #include <vector>
 
-#include "softgrad/solvers/cg.hpp"
-#include "softgrad/solvers/cuda/elastic_body.hpp"
-#include "softgrad/solvers/cuda/preconditioners.hpp"
+#include "solvers/cg.hpp"
+#include "solvers/cuda/elastic_body.hpp"
+#include "solvers/cuda/preconditioners.hpp"
 
 namespace softgrad::cuda {
 

@@ -1,12 +1,12 @@
-#include "softgrad/solvers/cuda/pcg_solver.hpp"
+#include "solvers/cuda/pcg_solver.hpp"
 
 #include <sstream>
 
 #include "softgrad/errors.hpp"
-#include "softgrad/solvers/cuda/context.hpp"
-#include "softgrad/solvers/cuda/device_csr_matrix.hpp"
-#include "softgrad/solvers/cuda/device_vector.hpp"
-#include "softgrad/solvers/cuda/preconditioners.hpp"
+#include "solvers/cuda/context.hpp"
+#include "solvers/cuda/device_csr_matrix.hpp"
+#include "solvers/cuda/device_vector.hpp"
+#include "solvers/cuda/preconditioners.hpp"
 
 namespace softgrad::cuda {
 

@@ -8,8 +8,8 @@
 #include <memory>
 #include <string>
 
-#include "softgrad/solvers/cg.hpp"
 #include "softgrad/solvers/linear_solver.hpp"
+#include "solvers/cg.hpp"
 
 namespace softgrad::cuda {
 

@@ -1,10 +1,10 @@
-#include "softgrad/solvers/cuda/preconditioners.hpp"
+#include "solvers/cuda/preconditioners.hpp"
 
 #include <climits>
 
 #include "softgrad/errors.hpp"
-#include "softgrad/solvers/cpu/preconditioners.hpp"
-#include "softgrad/solvers/cuda/vector_kernels.hpp"
+#include "solvers/cpu/preconditioners.hpp"
+#include "solvers/cuda/vector_kernels.hpp"
 
 namespace softgrad::cuda {
 

@@ -4,9 +4,9 @@
 /// in 3D), both built on the device from a DeviceCsrMatrix.
 #pragma once
 
-#include "softgrad/solvers/cuda/device_csr_matrix.hpp"
-#include "softgrad/solvers/cuda/device_vector.hpp"
 #include "softgrad/solvers/linear_solve_report.hpp"
+#include "solvers/cuda/device_csr_matrix.hpp"
+#include "solvers/cuda/device_vector.hpp"
 
 namespace softgrad::cuda {
 

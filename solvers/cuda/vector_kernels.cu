@@ -1,8 +1,8 @@
 // The small kernels of the CUDA linear-algebra layer; see vector_kernels.hpp.
 #include <climits>
 
-#include "softgrad/solvers/cuda/cuda_check.hpp"
-#include "softgrad/solvers/cuda/vector_kernels.hpp"
+#include "solvers/cuda/cuda_check.hpp"
+#include "solvers/cuda/vector_kernels.hpp"
 
 namespace softgrad::cuda::kernels {
 namespace {

@@ -3,6 +3,7 @@
 
 #include "softgrad/errors.hpp"
 #include "softgrad/loss.hpp"
+#include "softgrad/state_loss.hpp"
 
 namespace softgrad {
 namespace {

@@ -12,7 +12,7 @@
 
 #include "softgrad/adjoint.hpp"
 #include "softgrad/simulator.hpp"
-#include "softgrad/solvers/cpu/matrix_free_cg.hpp"
+#include "solvers/cpu/matrix_free_cg.hpp"
 
 namespace softgrad {
 

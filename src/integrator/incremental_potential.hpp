@@ -10,7 +10,7 @@
 
 #include "softgrad/assembly.hpp"
 #include "softgrad/model.hpp"
-#include "softgrad/solvers/cpu/linear_operator.hpp"
+#include "solvers/cpu/linear_operator.hpp"
 
 namespace softgrad {
 

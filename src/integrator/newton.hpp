@@ -5,7 +5,7 @@
 
 #include "incremental_potential.hpp"
 #include "softgrad/simulator.hpp"
-#include "softgrad/solvers/cpu/matrix_free_cg.hpp"
+#include "solvers/cpu/matrix_free_cg.hpp"
 
 namespace softgrad {
 

@@ -9,7 +9,7 @@
 
 #include <string>
 
-#include "softgrad/solvers/cuda/context.hpp"
+#include "solvers/cuda/context.hpp"
 
 namespace softgrad::test {
 

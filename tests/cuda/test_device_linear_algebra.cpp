@@ -7,9 +7,9 @@
 
 #include "cuda/cuda_test.hpp"
 #include "softgrad/errors.hpp"
-#include "softgrad/solvers/cpu/pcg_solver.hpp"
-#include "softgrad/solvers/cuda/device_csr_matrix.hpp"
-#include "softgrad/solvers/cuda/pcg_solver.hpp"
+#include "solvers/cpu/pcg_solver.hpp"
+#include "solvers/cuda/device_csr_matrix.hpp"
+#include "solvers/cuda/pcg_solver.hpp"
 
 namespace softgrad::test {
 namespace {

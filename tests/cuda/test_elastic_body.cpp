@@ -7,9 +7,9 @@
 
 #include "cuda/cuda_test.hpp"
 #include "softgrad/assembly.hpp"
-#include "softgrad/solvers/cpu/cholmod_solver.hpp"
-#include "softgrad/solvers/cuda/elastic_body.hpp"
-#include "softgrad/solvers/cuda/matrix_free_cg.hpp"
+#include "solvers/cpu/cholmod_solver.hpp"
+#include "solvers/cuda/elastic_body.hpp"
+#include "solvers/cuda/matrix_free_cg.hpp"
 #include "support/term_evaluation.hpp"
 #include "support/tiny_models.hpp"
 

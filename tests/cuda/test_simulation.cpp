@@ -10,7 +10,7 @@
 #include "cuda/cuda_test.hpp"
 #include "softgrad/assembly.hpp"
 #include "softgrad/muscles.hpp"
-#include "softgrad/solvers/cuda/elastic_newton.hpp"
+#include "solvers/cuda/elastic_newton.hpp"
 #include "support/term_evaluation.hpp"
 
 namespace softgrad::test {

@@ -5,8 +5,8 @@
 #include <cstddef>
 #include <vector>
 
-#include "softgrad/solvers/cg.hpp"
-#include "softgrad/solvers/cpu/linear_operator.hpp"
+#include "solvers/cg.hpp"
+#include "solvers/cpu/linear_operator.hpp"
 #include "solvers/spd_matrices.hpp"
 
 // A vector type outside softgrad, with its operations found by argument-dependent lookup: the

@@ -1,6 +1,6 @@
 #include <doctest/doctest.h>
 
-#include "softgrad/solvers/vector_ops.hpp"
+#include "solvers/vector_ops.hpp"
 
 namespace softgrad {
 namespace {

@@ -3,7 +3,7 @@
 #include <cmath>
 
 #include "softgrad/errors.hpp"
-#include "softgrad/solvers/cpu/cholmod_solver.hpp"
+#include "solvers/cpu/cholmod_solver.hpp"
 #include "solvers/spd_matrices.hpp"
 
 namespace softgrad {

@@ -1,6 +1,6 @@
 #include <doctest/doctest.h>
 
-#include "softgrad/solvers/cpu/linear_operator.hpp"
+#include "solvers/cpu/linear_operator.hpp"
 #include "solvers/spd_matrices.hpp"
 
 namespace softgrad {

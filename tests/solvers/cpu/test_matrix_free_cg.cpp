@@ -1,7 +1,7 @@
 #include <doctest/doctest.h>
 
 #include "softgrad/errors.hpp"
-#include "softgrad/solvers/cpu/matrix_free_cg.hpp"
+#include "solvers/cpu/matrix_free_cg.hpp"
 #include "solvers/spd_matrices.hpp"
 
 namespace softgrad {

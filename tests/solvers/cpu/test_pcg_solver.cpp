@@ -1,7 +1,7 @@
 #include <doctest/doctest.h>
 
 #include "softgrad/errors.hpp"
-#include "softgrad/solvers/cpu/pcg_solver.hpp"
+#include "solvers/cpu/pcg_solver.hpp"
 #include "solvers/spd_matrices.hpp"
 
 namespace softgrad {

@@ -9,7 +9,7 @@
 #include <numeric>
 #include <random>
 
-#include "softgrad/solvers/cpu/planned_cholesky.hpp"
+#include "solvers/cpu/planned_cholesky.hpp"
 #include "solvers/spd_matrices.hpp"
 
 namespace softgrad {

@@ -1,6 +1,6 @@
 #include <doctest/doctest.h>
 
-#include "softgrad/solvers/cpu/preconditioners.hpp"
+#include "solvers/cpu/preconditioners.hpp"
 #include "solvers/spd_matrices.hpp"
 
 namespace softgrad {
