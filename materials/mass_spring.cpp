@@ -41,6 +41,11 @@ class MassSpringModel final : public MaterialModel {
   std::span<const ParamInfo> params() const override { return {MassSpring::kParams, 1}; }
   bool allows_inversion() const override { return true; }
   bool has_density() const override { return false; }
+  bool youngs_poisson_parameters(double youngs, double poisson, double* p) const override {
+    MassSpring::from_youngs_poisson(youngs, poisson, p);
+    return true;
+  }
+  bool uses_poisson() const override { return MassSpring::kUsesPoisson; }
 
   double energy(const ElementBatch& b, const double* x, double* per_elem,
                 BatchReport* report) const override {

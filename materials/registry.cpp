@@ -96,15 +96,8 @@ void validate_params(const MaterialModel& model, std::span<const double> p,
 
 std::vector<double> params_from_youngs_poisson(const MaterialModel& model, double youngs,
                                                double poisson) {
-  const auto table = model.params();
-  const auto key = [&](size_t k) { return std::string(table[k].key); };
-  if (table.size() == 2 && key(0) == "youngs" && key(1) == "poisson") return {youngs, poisson};
-  if (table.size() == 1 && key(0) == "youngs") return {youngs};
-  if (model.name() == MooneyRivlin::kName) {
-    std::vector<double> p(3);
-    MooneyRivlin::from_youngs_poisson(youngs, poisson, p.data());
-    return p;
-  }
+  std::vector<double> p(model.n_params());
+  if (model.youngs_poisson_parameters(youngs, poisson, p.data())) return p;
   throw InputError("material '" + model.name() +
                    "' cannot be given by youngs/poisson; give its own parameters");
 }

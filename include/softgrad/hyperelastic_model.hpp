@@ -71,6 +71,21 @@ class HyperelasticModel final : public MaterialModel {
     return {Material::kParams, static_cast<size_t>(kParamCount)};
   }
   bool allows_inversion() const override { return Material::kAllowsInversion; }
+  bool youngs_poisson_parameters(double youngs, double poisson, double* p) const override {
+    if constexpr (requires { Material::from_youngs_poisson(youngs, poisson, p); }) {
+      Material::from_youngs_poisson(youngs, poisson, p);
+      return true;
+    } else {
+      return false;
+    }
+  }
+  bool uses_poisson() const override {
+    if constexpr (requires { Material::kUsesPoisson; }) {
+      return Material::kUsesPoisson;
+    } else {
+      return true;
+    }
+  }
   bool frame_indifferent() const override {
     if constexpr (requires { Material::kFrameIndifferent; }) {
       return Material::kFrameIndifferent;

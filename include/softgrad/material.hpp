@@ -70,6 +70,17 @@ inline constexpr ParamInfo kYoungsParam{"youngs", "Pa",  0.0, kInfinity,
 inline constexpr ParamInfo kPoissonParam{"poisson", "1",   -1.0, 0.5,
                                          false,     false, 0.3,  "Poisson's ratio"};
 
+/// The parameters of a material given by Young's modulus and Poisson's ratio themselves (most
+/// built-in ones): deriving from it gives the table and the scenes' youngs/poisson mapping. A
+/// material with other parameters may define its own `from_youngs_poisson` (Mooney-Rivlin does).
+struct YoungsPoissonParameters {
+  static constexpr ParamInfo kParams[] = {kYoungsParam, kPoissonParam};
+  static void from_youngs_poisson(double youngs, double poisson, double* p) {
+    p[0] = youngs;
+    p[1] = poisson;
+  }
+};
+
 /// Lamé's second parameter (shear modulus) mu = E / (2 (1 + nu)) [Pa].
 template <class P>
 SOFTGRAD_HD P lame_mu(const P& youngs, const P& poisson) {

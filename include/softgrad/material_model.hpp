@@ -53,6 +53,13 @@ class MaterialModel {
   virtual bool frame_indifferent() const { return true; }
   /// True for hyperelastic models defined by a density psi(F); false for e.g. springs.
   virtual bool has_density() const { return true; }
+  /// The model's parameters (n_params() values) from Young's modulus [Pa] and Poisson's ratio,
+  /// which scenes may give instead of the model's own; false if the model has no such mapping.
+  virtual bool youngs_poisson_parameters(double youngs, double poisson, double* p) const {
+    return false;
+  }
+  /// False if that mapping ignores Poisson's ratio (springs cannot represent one).
+  virtual bool uses_poisson() const { return true; }
 
   /// Sum of element energies [J]; +infinity if an element is inverted and that is forbidden.
   /// per_elem (optional) receives each element's energy.
@@ -93,9 +100,8 @@ class MaterialModel {
 void validate_params(const MaterialModel& model, std::span<const double> p,
                      const std::string& where);
 
-/// Parameters for a model from Young's modulus and Poisson's ratio, for every built-in model
-/// (Lamé-based models take them directly; Mooney-Rivlin and springs convert).
-/// @throws InputError if the model has no such mapping.
+/// Parameters for a model from Young's modulus and Poisson's ratio
+/// (MaterialModel::youngs_poisson_parameters). @throws InputError if the model has no mapping.
 std::vector<double> params_from_youngs_poisson(const MaterialModel& model, double youngs,
                                                double poisson);
 

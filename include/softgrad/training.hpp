@@ -50,7 +50,8 @@ struct TrainReport {
   std::string termination;
 };
 
-/// Minimises `loss` over `params`; on return the model and rollout hold the best parameters.
+/// Minimises `loss` over `params`; on return the rollout holds the best parameters (the model is
+/// never written).
 /// A simulation that fails during the search counts as an infinite loss (Adam halves its step
 /// and retries from the best point; L-BFGS backtracks).
 TrainReport train(Simulator& sim, Rollout& rollout, const Loss& loss, const ParameterSet& params,

@@ -132,23 +132,6 @@ double difference(GradientProblem& p, double loss, const Eigen::VectorXd& d, dou
   }
 }
 
-// Puts p.theta back into the model and rollout when it goes out of scope.
-class RestoreTheta {
- public:
-  explicit RestoreTheta(GradientProblem& p) : p_(p) {}
-  ~RestoreTheta() {
-    try {
-      p_.params.set(*p_.sim, p_.rollout, p_.theta);
-    } catch (...) {  // the values were valid before; nothing sensible to do here
-    }
-  }
-  RestoreTheta(const RestoreTheta&) = delete;
-  RestoreTheta& operator=(const RestoreTheta&) = delete;
-
- private:
-  GradientProblem& p_;
-};
-
 std::string number(const char* format, double v) {
   char buf[64];
   std::snprintf(buf, sizeof buf, format, v);
@@ -166,7 +149,6 @@ GradcheckResult gradcheck(GradientProblem& p, const GradientResult& run, const G
   result.loss = run.loss;
   std::vector<Check> checks = plan(p, run.gradient, run.loss, o);
   const int total = 2 * static_cast<int>(checks.size());
-  RestoreTheta restore(p);
   for (Check& c : checks) {
     GradcheckRow& r = c.row;
     // The direction is in units of the scale, so the step along it is the relative step.

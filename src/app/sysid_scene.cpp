@@ -170,7 +170,7 @@ SysIdOptions sysid_options(MarkerScene& p, const std::vector<std::string>& names
                      ": no parameters to identify: add a \"sysid\" block to the scene or give "
                      "--params a,b");
   }
-  // Initial guesses into the model; bounds per entry of theta.
+  // Initial guesses into the rollout; bounds per entry of theta.
   for (const SceneSysId::Parameter& q : s.parameters) {
     o.parameters.push_back(q.name);
     if (std::isnan(q.initial)) continue;

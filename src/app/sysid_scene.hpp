@@ -45,7 +45,7 @@ Recording record_markers(MarkerScene& p, double frame_rate, double noise, std::u
 Recording read_scene_recording(const std::string& file, const MarkerScene& p);
 
 /// SysIdOptions from the scene's "sysid" block (parameters, method, robust loss, ...), with the
-/// initial guesses written into the model and the bounds expanded per entry.
+/// initial guesses written into the rollout and the bounds expanded per entry.
 /// @throws InputError if the scene has no "sysid" block and `names` is empty.
 SysIdOptions sysid_options(MarkerScene& p, const std::vector<std::string>& names);
 

@@ -105,12 +105,9 @@ std::shared_ptr<const MaterialModel> find_model(const Source& src, const Json& j
 }
 
 bool has_youngs_poisson_mapping(const MaterialModel& model) {
-  try {
-    params_from_youngs_poisson(model, kYoungsParam.default_value, kPoissonParam.default_value);
-    return true;
-  } catch (const InputError&) {
-    return false;
-  }
+  std::vector<double> p(model.n_params());
+  return model.youngs_poisson_parameters(kYoungsParam.default_value, kPoissonParam.default_value,
+                                         p.data());
 }
 
 }  // namespace
@@ -163,8 +160,7 @@ std::pair<std::shared_ptr<const MaterialModel>, std::vector<double>> read_materi
     const double youngs = read(kYoungsParam);
     const double poisson = read(kPoissonParam);
     params = params_from_youngs_poisson(*model, youngs, poisson);
-    if (r.has("poisson") && params_from_youngs_poisson(*model, youngs, 0.1) ==
-                                params_from_youngs_poisson(*model, youngs, 0.2)) {
+    if (r.has("poisson") && !model->uses_poisson()) {
       log(LogLevel::Warn, src.name + ": " + r.path("poisson") + ": material '" + model->name() +
                               "' does not use Poisson's ratio; it is ignored");
     }

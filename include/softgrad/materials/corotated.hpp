@@ -13,9 +13,8 @@
 
 namespace softgrad {
 
-struct CorotatedLinear {
+struct CorotatedLinear : YoungsPoissonParameters {
   static constexpr const char* kName = "corotated";
-  static constexpr ParamInfo kParams[] = {kYoungsParam, kPoissonParam};
   static constexpr bool kAllowsInversion = true;
 
   template <class T, class P, int d>

@@ -14,9 +14,8 @@
 
 namespace softgrad {
 
-struct FixedCorotated {
+struct FixedCorotated : YoungsPoissonParameters {
   static constexpr const char* kName = "fixed_corotated";
-  static constexpr ParamInfo kParams[] = {kYoungsParam, kPoissonParam};
   static constexpr bool kAllowsInversion = true;
 
   template <class T, class P, int d>

@@ -11,9 +11,8 @@
 
 namespace softgrad {
 
-struct LinearElastic {
+struct LinearElastic : YoungsPoissonParameters {
   static constexpr const char* kName = "linear";
-  static constexpr ParamInfo kParams[] = {kYoungsParam, kPoissonParam};
   static constexpr bool kAllowsInversion = true;
   /// Linear strain changes under rigid rotations; conformance tests skip frame indifference.
   static constexpr bool kFrameIndifferent = false;

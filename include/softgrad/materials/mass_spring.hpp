@@ -48,6 +48,9 @@ struct MassSpring {
   static constexpr ParamInfo kParams[] = {
       {"youngs", "Pa", 0.0, kInfinity, false, false, 1e5, "spring stiffness per unit volume"}};
   static constexpr bool kAllowsInversion = true;
+  /// Springs take Young's modulus as their stiffness and cannot represent a Poisson's ratio.
+  static void from_youngs_poisson(double youngs, double, double* p) { p[0] = youngs; }
+  static constexpr bool kUsesPoisson = false;
 };
 
 }  // namespace softgrad

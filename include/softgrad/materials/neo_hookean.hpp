@@ -13,9 +13,8 @@
 
 namespace softgrad {
 
-struct NeoHookean {
+struct NeoHookean : YoungsPoissonParameters {
   static constexpr const char* kName = "neo_hookean";
-  static constexpr ParamInfo kParams[] = {kYoungsParam, kPoissonParam};
   static constexpr bool kAllowsInversion = false;
 
   template <class T, class P, int d>

@@ -16,9 +16,8 @@
 
 namespace softgrad {
 
-struct StableNeoHookean {
+struct StableNeoHookean : YoungsPoissonParameters {
   static constexpr const char* kName = "stable_neo_hookean";
-  static constexpr ParamInfo kParams[] = {kYoungsParam, kPoissonParam};
   static constexpr bool kAllowsInversion = true;
 
   template <class T, class P, int d>

@@ -11,9 +11,8 @@
 
 namespace softgrad {
 
-struct StVenantKirchhoff {
+struct StVenantKirchhoff : YoungsPoissonParameters {
   static constexpr const char* kName = "stvk";
-  static constexpr ParamInfo kParams[] = {kYoungsParam, kPoissonParam};
   static constexpr bool kAllowsInversion = true;
 
   template <class T, class P, int d>

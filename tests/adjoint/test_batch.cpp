@@ -8,7 +8,7 @@
 
 namespace softgrad::test {
 
-TEST_CASE("integrator/batch: rollouts and gradients on threads equal serial runs bit for bit") {
+TEST_CASE("adjoint/batch: rollouts and gradients on threads equal serial runs bit for bit") {
   Problem p = cantilever_problem(2, 10);
   const auto loss = mixed_loss(p);
   const ParameterSet params(*p.sim, p.rollout, {"youngs", "tip_force.force", "v0"});
@@ -48,7 +48,7 @@ TEST_CASE("integrator/batch: rollouts and gradients on threads equal serial runs
   CHECK((serial[0].final_state().x - serial[4].final_state().x).norm() > 1e-4);
 }
 
-TEST_CASE("integrator/batch: the first failing rollout is named") {
+TEST_CASE("adjoint/batch: the first failing rollout is named") {
   Problem p = cantilever_problem(2, 3);
   std::vector<Rollout> rollouts(3, p.rollout);
   rollouts[1].initial.v[0] = std::nan("");

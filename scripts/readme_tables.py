@@ -1,0 +1,86 @@
+"""Writes the README's benchmark tables from the benchmarks' JSON (never typed by hand).
+
+    /usr/bin/python3 scripts/readme_tables.py          # rewrites README.md in place
+    /usr/bin/python3 scripts/readme_tables.py --check  # exits 1 if README.md is out of date
+
+Each table sits between `<!-- NAME:begin ... -->` and `<!-- NAME:end -->` markers.
+"""
+import json
+import os
+import re
+import sys
+
+ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
+RESULTS = os.path.join(ROOT, "benchmarks", "results")
+
+
+def load(name):
+    with open(os.path.join(RESULTS, name + ".json")) as f:
+        return json.load(f)
+
+
+def locomotion_speed():
+    rows = ["| creature | vertices | muscles | forward steps/s, fastest run | median run | "
+            "Newton iterations / step | factorisations / step | backward / forward |",
+            "|---|---|---|---|---|---|---|---|"]
+    for r in load("locomotion_speed"):
+        rows.append(f"| {r['creature']}_2d | {r['n_verts']} | {r['n_muscles']} | "
+                    f"{r['forward_steps_per_second']:,.0f} | "
+                    f"{r['forward_steps_per_second_median_run']:,.0f} | "
+                    f"{r['newton_iterations_per_step']:.2f} | {r['factorizations_per_step']:.2f} | "
+                    f"{r['backward_over_forward']:.2f} |")
+    return rows
+
+
+def batch_rollouts():
+    b = load("batch_rollouts")
+    runs = b["runs"]
+    first = runs[0]
+    rows = [f"{first['episodes']} episodes x {first['steps_per_episode']} steps, "
+            f"{b['hardware_threads']} hardware threads ({b['cpu']}); fastest of "
+            f"{b['repeats']} runs (median run in brackets); batches equal serial bit for bit: "
+            f"{'yes' if b['bitwise_equal_to_serial'] else 'NO'}.",
+            "",
+            "| machine | work | one by one, 1 thread | batch, 1 thread | batch, 2 threads | "
+            "batch 2 threads / one by one |",
+            "|---|---|---|---|---|---|"]
+    for machine in ("idle", "loaded"):
+        for work in ("rollouts", "rollouts + gradients"):
+            cells = {}
+            for r in runs:
+                if r["machine"] == machine and r["work"] == work:
+                    key = "serial" if r["how"].startswith("serial") else f"batch{r['threads']}"
+                    cells[key] = r
+            text = lambda r: (f"{r['rollout_steps_per_second']:,.0f} steps/s "
+                              f"({r['rollout_steps_per_second_median_run']:,.0f})")
+            label = "idle" if machine == "idle" else "one core busy"
+            rows.append(f"| {label} | {work} | {text(cells['serial'])} | {text(cells['batch1'])} | "
+                        f"{text(cells['batch2'])} | {cells['batch2']['ratio_to_serial']:.2f} |")
+    return rows
+
+
+TABLES = {"locomotion_speed": locomotion_speed, "batch_rollouts": batch_rollouts}
+
+
+def main():
+    path = os.path.join(ROOT, "README.md")
+    with open(path) as f:
+        text = f.read()
+    new = text
+    for name, make in TABLES.items():
+        pattern = re.compile(r"(<!-- %s:begin[^\n]*-->\n)(.*?)(<!-- %s:end -->)" % (name, name),
+                             re.S)
+        if not pattern.search(new):
+            sys.exit(f"README.md has no {name} markers")
+        body = "\n".join(make()) + "\n"
+        new = pattern.sub(lambda m: m.group(1) + body + m.group(3), new)
+    if "--check" in sys.argv:
+        if new != text:
+            sys.exit("README.md's benchmark tables are out of date: run scripts/readme_tables.py")
+        return
+    with open(path, "w") as f:
+        f.write(new)
+
+
+if __name__ == "__main__":
+    main()
