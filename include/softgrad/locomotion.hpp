@@ -115,6 +115,9 @@ struct Locomotion {
   std::function<double(const State& prev, const State& next)> progress_reward() const;
   /// MlpController options of the baselines' policy (observing all vertices).
   MlpController::Options policy_options() const;
+  /// MlpController options with this controller's bounds and scales and the training seed.
+  MlpController::Options mlp_options(const std::vector<int>& hidden, double delta,
+                                     double period) const;
 };
 
 }  // namespace softgrad

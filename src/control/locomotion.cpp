@@ -81,17 +81,9 @@ std::shared_ptr<Controller> Locomotion::make_controller(double dt) const {
       open->set_parameters(normal_values(steps * m, c.init_std, train.seed));
       return open;
     }
-    case ControllerType::Mlp: {
-      MlpController::Options o;
-      o.hidden = c.hidden;
-      o.a_max = c.a_max;
-      o.delta = c.delta;
-      o.period = c.period;
-      o.length_scale = c.length_scale;
-      o.velocity_scale = c.velocity_scale;
-      o.seed = train.seed;
-      return std::make_shared<MlpController>(*creature.model, m, dt, o);
-    }
+    case ControllerType::Mlp:
+      return std::make_shared<MlpController>(*creature.model, m, dt,
+                                             mlp_options(c.hidden, c.delta, c.period));
   }
   throw InputError("controller: unknown type");
 }
@@ -108,16 +100,21 @@ std::function<double(const State&, const State&)> Locomotion::progress_reward() 
   };
 }
 
-MlpController::Options Locomotion::policy_options() const {
+MlpController::Options Locomotion::mlp_options(const std::vector<int>& hidden, double delta,
+                                               double period) const {
   MlpController::Options o;
-  o.hidden = compare.hidden;
+  o.hidden = hidden;
   o.a_max = controller.a_max;
-  o.delta = compare.delta;
-  o.period = compare.period;
+  o.delta = delta;
+  o.period = period;
   o.length_scale = controller.length_scale;
   o.velocity_scale = controller.velocity_scale;
   o.seed = train.seed;
   return o;
+}
+
+MlpController::Options Locomotion::policy_options() const {
+  return mlp_options(compare.hidden, compare.delta, compare.period);
 }
 
 }  // namespace softgrad
