@@ -1,0 +1,86 @@
+/// @file command_line.hpp
+/// Option-value parsing shared by the cantilever benchmarks: lists, numbers, beam sizes and
+/// linear-solver names. A bad value throws std::invalid_argument with the message the program
+/// prints after "<program>: " before it exits with status 1.
+#pragma once
+
+#include <cmath>
+#include <cstdlib>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "cantilever_beam.hpp"
+#include "softgrad/solvers/linear_solver.hpp"
+
+namespace softgrad::bench {
+
+/// The non-empty items of `s` between the separators `sep`.
+inline std::vector<std::string> split_list(const std::string& s, char sep = ',') {
+  std::vector<std::string> out;
+  std::stringstream in(s);
+  for (std::string item; std::getline(in, item, sep);)
+    if (!item.empty()) out.push_back(item);
+  return out;
+}
+
+/// The value `v` of option `opt` as a finite number.
+/// @throws std::invalid_argument if `v` is not one.
+inline double parse_number(const std::string& opt, const std::string& v) {
+  char* end = nullptr;
+  const double x = std::strtod(v.c_str(), &end);
+  if (v.empty() || *end != '\0' || !std::isfinite(x))
+    throw std::invalid_argument("option " + opt + " needs a number, got '" + v + "'");
+  return x;
+}
+
+/// The value `v` of option `opt` as an integer of magnitude at most 1e9.
+/// @throws std::invalid_argument if `v` is not one.
+inline int parse_int(const std::string& opt, const std::string& v) {
+  const double x = parse_number(opt, v);
+  if (x != std::floor(x) || std::abs(x) > 1e9)
+    throw std::invalid_argument("option " + opt + " needs an integer, got '" + v + "'");
+  return static_cast<int>(x);
+}
+
+/// Cells (nx, ny, nz) of a size name: 1k / 10k / 50k or NXxNYxNZ (parse_cells).
+/// @throws std::invalid_argument for any other name.
+inline Cells parse_size(const std::string& s) {
+  if (const auto c = parse_cells(s)) return *c;
+  throw std::invalid_argument("unknown size '" + s +
+                              "': use 1k, 10k, 50k or cells NXxNYxNZ (e.g. 40x4x4)");
+}
+
+/// "a, b or c": the names of `names` for an error message.
+inline std::string one_of(const std::vector<std::string>& names) {
+  std::string s;
+  for (size_t i = 0; i < names.size(); ++i)
+    s += (i == 0 ? "" : (i + 1 == names.size() ? " or " : ", ")) + names[i];
+  return s;
+}
+
+/// Linear solver options of a solver name with CG tolerance cg_tol: cholmod, matfree
+/// (Jacobi-preconditioned CG on element Hessian-vector products), pcg-jacobi, pcg-ichol, or pcg
+/// (= pcg-jacobi). Only the names in `accepted` (what the program documents) are taken; `what`
+/// is the program's word for them in the error ("backend", "solver").
+/// @throws std::invalid_argument for a name outside `accepted`.
+inline LinearSolverOptions linear_options(const std::string& name, double cg_tol,
+                                          const std::string& what,
+                                          const std::vector<std::string>& accepted) {
+  bool known = false;
+  for (const std::string& a : accepted) known = known || a == name;
+  LinearSolverOptions o;
+  o.rel_tol = cg_tol;
+  if (known && (name == "cholmod" || name == "matfree")) {
+    o.kind = name;
+  } else if (known && (name == "pcg" || name == "pcg-jacobi" || name == "pcg-ichol")) {
+    o.kind = "pcg";
+    o.preconditioner = name == "pcg-ichol" ? "ichol" : "jacobi";
+  } else {
+    throw std::invalid_argument("unknown " + what + " '" + name + "': use " + one_of(accepted));
+  }
+  return o;
+}
+
+}  // namespace softgrad::bench
