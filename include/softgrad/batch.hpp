@@ -9,23 +9,52 @@
 #include <vector>
 
 #include "softgrad/adjoint.hpp"
+#include "softgrad/task_pool.hpp"
 #include "softgrad/trajectory.hpp"
 
 namespace softgrad {
 
-/// The trajectories of `rollouts` (each with its own parameters, controls, controller and
-/// initial state), in order. `threads`: 0 for one per hardware thread.
-/// @throws the error of the lowest-numbered failing rollout (InputError or ConvergenceError),
-/// its message prefixed by "rollout <k>: ".
+/// A batch runner for one model and options: it keeps a Simulator per worker (made when first
+/// needed), so that repeated batches (training iterations) analyse their patterns once.
+class RolloutBatch {
+ public:
+  /// `threads`: 0 for one per hardware thread.
+  RolloutBatch(std::shared_ptr<const Model> model, SimulationOptions options, int threads = 0);
+  ~RolloutBatch();
+
+  int threads() const { return pool_.workers(); }
+  /// The trajectories of `rollouts` (each with its own parameters, controls, controller and
+  /// initial state), in order.
+  /// @throws the error of the lowest-numbered failing rollout (InputError or ConvergenceError),
+  /// its message prefixed by "rollout <k>: ".
+  std::vector<Trajectory> simulate(const std::vector<Rollout>& rollouts,
+                                   const TrajectoryOptions& trajectory = {});
+  /// gradient() of each trajectory (all of this batch's model and options) for the same loss
+  /// and parameters, in order. The loss is shared by the threads: its evaluate() must be safe
+  /// to call concurrently (every built-in loss is).
+  /// @throws as gradient() does, the message prefixed by "rollout <k>: "; InputError for a
+  /// trajectory of another model or options.
+  std::vector<GradientResult> gradient(const std::vector<Trajectory>& trajectories,
+                                       const Loss& loss, const ParameterSet& params,
+                                       const AdjointOptions& options = {});
+
+ private:
+  template <class Fn>
+  void for_each(int n, const Fn& fn);
+
+  std::shared_ptr<const Model> model_;
+  SimulationOptions options_;
+  TaskPool pool_;
+  std::vector<std::unique_ptr<Simulator>> workspaces_;
+};
+
+/// RolloutBatch(model, options, threads).simulate(rollouts, trajectory).
 std::vector<Trajectory> simulate_batch(const std::shared_ptr<const Model>& model,
                                        const SimulationOptions& options,
                                        const std::vector<Rollout>& rollouts,
                                        const TrajectoryOptions& trajectory = {}, int threads = 0);
 
-/// gradient() of each trajectory (all of one model and options) for the same loss and
-/// parameters, in order. The loss is shared by the threads: its evaluate() must be safe to call
-/// concurrently (every built-in loss is).
-/// @throws as gradient() does, the message prefixed by "rollout <k>: ".
+/// RolloutBatch over the trajectories' model and options, its gradient().
 std::vector<GradientResult> gradient_batch(const std::vector<Trajectory>& trajectories,
                                            const Loss& loss, const ParameterSet& params,
                                            const AdjointOptions& options = {}, int threads = 0);

@@ -65,4 +65,32 @@ TEST_CASE("adjoint/batch: the first failing rollout is named") {
                        doctest::Contains("trajectory 1 has another model"), InputError);
 }
 
+TEST_CASE("adjoint/batch: a batch kept across calls gives the same results each time") {
+  Problem p = cantilever_problem(2, 6);
+  const auto loss = mixed_loss(p);
+  const ParameterSet params(*p.sim, p.rollout, {"youngs", "v0"});
+  std::vector<Rollout> rollouts(4, p.rollout);
+  for (int k = 0; k < 4; ++k) rollouts[k].initial.v *= 1.0 + 0.5 * k;
+  RolloutBatch batch(p.model, p.sim->options(), 2);
+  CHECK(batch.threads() == 2);
+  const std::vector<Trajectory> first = batch.simulate(rollouts);
+  const std::vector<GradientResult> first_gradients = batch.gradient(first, *loss, params);
+  // A failing batch in between leaves the runner usable.
+  std::vector<Rollout> bad = rollouts;
+  bad[2].initial.x[1] = std::nan("");
+  CHECK_THROWS_WITH_AS(batch.simulate(bad), doctest::Contains("rollout 2:"), InputError);
+  const std::vector<Trajectory> second = batch.simulate(rollouts);
+  const std::vector<GradientResult> second_gradients = batch.gradient(second, *loss, params);
+  for (size_t k = 0; k < rollouts.size(); ++k) {
+    CHECK(second[k].final_state().x == first[k].final_state().x);
+    CHECK(second_gradients[k].gradient == first_gradients[k].gradient);
+    CHECK(first[k].final_state().x == simulate(*p.sim, rollouts[k]).final_state().x);
+  }
+  CHECK((first[0].final_state().x - first[3].final_state().x).norm() > 1e-6);
+  // Trajectories of another simulator's model are refused.
+  Problem other = cantilever_problem(2, 6);
+  CHECK_THROWS_WITH_AS(batch.gradient({simulate(*other.sim, other.rollout)}, *loss, params),
+                       doctest::Contains("trajectory 0 has another model"), InputError);
+}
+
 }  // namespace softgrad::test
