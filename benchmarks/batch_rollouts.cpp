@@ -1,9 +1,10 @@
 // Rollouts side by side: 2D-quadruped episodes (each with its own gait) run one by one on one
 // thread, and as a batch (RolloutBatch: simulate, gradient) on 1 and 2 threads, on an idle machine
-// and with a busy process beside it. Prints rollout-steps per second and the ratio to serial,
-// checks that every batch equals the serial runs bit for bit, and writes JSON.
+// and with a busy process beside it. Prints rollout-steps per second and the ratio to serial
+// (each round times every way once; the median of the rounds' ratios), checks that every batch
+// equals the serial runs bit for bit, and writes JSON.
 //
-//   batch_rollouts [--episodes 16] [--steps 100] [--repeats 3]
+//   batch_rollouts [--episodes 16] [--steps 100] [--repeats 9]
 //                  [--out benchmarks/results/batch_rollouts.json]
 #include <omp.h>
 #include <signal.h>
@@ -14,6 +15,7 @@
 #include <chrono>
 #include <cstdio>
 #include <fstream>
+#include <functional>
 #include <iostream>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -85,22 +87,37 @@ struct BusyProcess {
   }
 };
 
-struct Timing {
-  double fastest = 1e300, median = 0.0;  // [s]
-};
+/// Times of each way of running the same work, measured in rounds: every round runs each way
+/// once, the order turning by one each round, so that a slow spell of a shared machine falls on
+/// all of them alike. The ratio to serial is the median of the rounds' ratios.
+struct Rounds {
+  std::vector<std::vector<double>> seconds;  // [way][round]
 
-template <class F>
-Timing timed(int repeats, F&& f) {
-  std::vector<double> t;
-  f();  // warm-up
-  for (int k = 0; k < repeats; ++k) {
-    const auto t0 = Clock::now();
-    f();
-    t.push_back(seconds_since(t0));
+  template <class Ways>
+  Rounds(int repeats, const Ways& ways) : seconds(ways.size()) {
+    for (const auto& way : ways) way();  // warm-up
+    const int n = static_cast<int>(ways.size());
+    for (int round = 0; round < repeats; ++round)
+      for (int j = 0; j < n; ++j) {
+        const int w = (j + round) % n;
+        const auto t0 = Clock::now();
+        ways[w]();
+        seconds[w].push_back(seconds_since(t0));
+      }
   }
-  std::sort(t.begin(), t.end());
-  return {t.front(), t[t.size() / 2]};
-}
+  static double median(std::vector<double> v) {
+    std::sort(v.begin(), v.end());
+    return v[v.size() / 2];
+  }
+  double fastest(int w) const { return *std::min_element(seconds[w].begin(), seconds[w].end()); }
+  double median_time(int w) const { return median(seconds[w]); }
+  double ratio_to(int reference, int w) const {
+    std::vector<double> r;
+    for (size_t k = 0; k < seconds[w].size(); ++k)
+      r.push_back(seconds[reference][k] / seconds[w][k]);
+    return median(r);
+  }
+};
 
 bool same_states(const std::vector<Trajectory>& a, const std::vector<Trajectory>& b) {
   for (size_t k = 0; k < a.size(); ++k)
@@ -111,7 +128,7 @@ bool same_states(const std::vector<Trajectory>& a, const std::vector<Trajectory>
 }  // namespace
 
 int main(int argc, char** argv) {
-  int episodes = 16, steps = 100, repeats = 3;
+  int episodes = 16, steps = 100, repeats = 9;
   std::string out = "benchmarks/results/batch_rollouts.json";
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
@@ -140,48 +157,55 @@ int main(int argc, char** argv) {
   json records = json::array();
   bool identical = true;
   std::printf("%-8s %-28s %8s %16s %16s %10s\n", "machine", "how", "threads", "rollout-steps/s",
-              "(median run)", "/ serial");
+              "(median run)", "/ serial");  // the ratio: median of the rounds' ratios
   for (const bool loaded : {false, true}) {
     std::unique_ptr<BusyProcess> busy;
     if (loaded) busy = std::make_unique<BusyProcess>();
     if (loaded) std::this_thread::sleep_for(std::chrono::milliseconds(200));
     const std::vector<double> load = bench::load_average();
     for (const bool with_gradient : {false, true}) {
-      const Timing serial = timed(repeats, [&] {
-        for (const Rollout& r : e.rollouts) {
-          const Trajectory traj = simulate(sim, r);
-          if (with_gradient) gradient(sim, traj, loss, params);
-        }
-      });
+      // Made once, as a training loop would: like the serial runs' one Simulator, the batches'
+      // per-worker Simulators analyse their patterns in the warm-up only.
+      RolloutBatch one(e.creature.model, e.options, 1), two(e.creature.model, e.options, 2);
+      std::vector<Trajectory> batch_one, batch_two;
+      const auto run_batch = [&](RolloutBatch& runner, std::vector<Trajectory>& batch) {
+        batch = runner.simulate(e.rollouts);
+        if (with_gradient) runner.gradient(batch, loss, params);
+      };
+      const std::vector<std::function<void()>> ways = {[&] {
+                                                         for (const Rollout& r : e.rollouts) {
+                                                           const Trajectory traj = simulate(sim, r);
+                                                           if (with_gradient)
+                                                             gradient(sim, traj, loss, params);
+                                                         }
+                                                       },
+                                                       [&] { run_batch(one, batch_one); },
+                                                       [&] { run_batch(two, batch_two); }};
+      const Rounds rounds(repeats, ways);
+      identical =
+          identical && same_states(batch_one, reference) && same_states(batch_two, reference);
       const char* machine = loaded ? "loaded" : "idle";
       const std::string what = with_gradient ? "rollouts + gradients" : "rollouts";
-      const auto record = [&](const std::string& how, int threads, const Timing& t) {
-        std::printf("%-8s %-28s %8d %16.0f %16.0f %10.2f\n", machine, how.c_str(), threads,
-                    total_steps / t.fastest, total_steps / t.median, serial.fastest / t.fastest);
+      const auto record = [&](int w, const std::string& how, int threads) {
+        const double fastest = total_steps / rounds.fastest(w);
+        const double median = total_steps / rounds.median_time(w);
+        const double ratio = rounds.ratio_to(0, w);
+        std::printf("%-8s %-28s %8d %16.0f %16.0f %10.2f\n", machine, how.c_str(), threads, fastest,
+                    median, ratio);
         records.push_back({{"machine", machine},
                            {"work", what},
                            {"how", how},
                            {"threads", threads},
                            {"episodes", episodes},
                            {"steps_per_episode", steps},
-                           {"rollout_steps_per_second", total_steps / t.fastest},
-                           {"rollout_steps_per_second_median_run", total_steps / t.median},
-                           {"ratio_to_serial", serial.fastest / t.fastest},
+                           {"rollout_steps_per_second", fastest},
+                           {"rollout_steps_per_second_median_run", median},
+                           {"ratio_to_serial", ratio},
                            {"load_average_1min", load[0]}});
       };
-      record("serial " + what, 1, serial);
-      for (const int threads : {1, 2}) {
-        // Made once, as a training loop would: like the serial runs' one Simulator, its
-        // per-worker Simulators analyse their patterns in the warm-up run only.
-        RolloutBatch runner(e.creature.model, e.options, threads);
-        std::vector<Trajectory> batch;
-        const Timing t = timed(repeats, [&] {
-          batch = runner.simulate(e.rollouts);
-          if (with_gradient) runner.gradient(batch, loss, params);
-        });
-        identical = identical && same_states(batch, reference);
-        record("batch " + what, threads, t);
-      }
+      record(0, "serial " + what, 1);
+      record(1, "batch " + what, 1);
+      record(2, "batch " + what, 2);
     }
   }
   std::printf("batches equal the serial runs bit for bit: %s\n", identical ? "yes" : "NO");

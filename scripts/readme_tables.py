@@ -38,7 +38,8 @@ def batch_rollouts():
     first = runs[0]
     rows = [f"{first['episodes']} episodes x {first['steps_per_episode']} steps, "
             f"{b['hardware_threads']} hardware threads ({b['cpu']}); fastest of "
-            f"{b['repeats']} runs (median run in brackets); batches equal serial bit for bit: "
+            f"{b['repeats']} rounds (median in brackets), each round running every column once; "
+            f"the ratio is the median of the rounds' ratios; batches equal serial bit for bit: "
             f"{'yes' if b['bitwise_equal_to_serial'] else 'NO'}.",
             "",
             "| machine | work | one by one, 1 thread | batch, 1 thread | batch, 2 threads | "
