@@ -20,6 +20,7 @@
 namespace softgrad {
 
 struct Locomotion;  // locomotion.hpp
+struct Scene;
 
 /// A marker of the scene's "markers": a named point of a body that recordings track.
 struct SceneMarker {
@@ -46,6 +47,12 @@ struct SceneSysId {
   double smoothness = 0.0;  ///< lbfgs: weight of the smoothness penalty on fields
   int starts = 1;           ///< fits from several starting points (SysIdOptions::starts)
   double start_spread = 0.5;
+  /// "experiments": recordings of variants of the scene, fitted together.
+  struct Experiment {
+    std::filesystem::path data;          ///< the recording, resolved against the scene's folder
+    std::shared_ptr<const Scene> scene;  ///< the scene with the experiment's patch applied
+  };
+  std::vector<Experiment> experiments;
 };
 
 /// What a run writes.

@@ -14,6 +14,7 @@
 
 #include <Eigen/Core>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -81,7 +82,30 @@ struct SysIdOptions {
   int starts = 1;
   double start_spread = 0.5;
   std::uint64_t seed = 1;
-  int threads = 0;  ///< workers per process for several starts; 0: one per hardware thread
+  /// Workers per process for several starts, or else for several experiments; 0: one per
+  /// hardware thread.
+  int threads = 0;
+};
+
+/// One experiment: a rollout of a model with markers, and the recording of those markers.
+/// Several experiments (other loads, initial states or durations, each with its own model and
+/// rollout) constrain the same parameters together: theta is shared by all of them.
+struct SysIdExperiment {
+  std::shared_ptr<const Model> model;
+  SimulationOptions options;
+  Rollout rollout;
+  MarkerSet markers;
+  Recording recording;
+};
+
+/// How one experiment is fitted (its part of the residuals).
+struct SysIdExperimentFit {
+  int observations = 0;
+  int residuals = 0;         ///< observations x dim
+  double cost_before = 0.0;  ///< 1/2 |r|^2 of this experiment [m^2]
+  double cost_after = 0.0;
+  double rms_before = 0.0;  ///< root-mean-square marker error [m]
+  double rms_after = 0.0;
 };
 
 struct SysIdReport {
@@ -91,7 +115,7 @@ struct SysIdReport {
   /// Standard deviations of the estimate from the covariance at the solution, scaled by the
   /// residual variance (sigma^2 = 2 cost / (residuals - parameters)); empty for "lbfgs".
   Eigen::VectorXd stddev;
-  int residuals = 0;         ///< scalar residuals (observations x dim)
+  int residuals = 0;         ///< scalar residuals (observations x dim, every experiment)
   double cost_before = 0.0;  ///< 1/2 |r|^2 at the start [m^2]
   double cost_after = 0.0;
   double rms_before = 0.0;  ///< root-mean-square marker error [m]
@@ -103,8 +127,11 @@ struct SysIdReport {
   double seconds = 0.0;
   bool converged = false;
   std::string termination;  ///< the solver's own message
-  /// Simulated marker positions per observation at the estimate (for plots).
+  /// Simulated marker positions per observation at the estimate (for plots), the experiments'
+  /// observations one after another.
   std::vector<Eigen::VectorXd> fitted;
+  /// Per experiment, in order.
+  std::vector<SysIdExperimentFit> experiments;
   /// Several starts: each one's final cost, and which gave the estimate (its fit's report).
   std::vector<double> start_costs;
   int best_start = 0;
@@ -114,6 +141,15 @@ struct SysIdReport {
 /// return, the rollout holds the estimate. The rollout must cover the recording.
 SysIdReport identify(Simulator& sim, Rollout& rollout, const MarkerSet& markers,
                      const Recording& recording, const SysIdOptions& options);
+
+/// Fits `options.parameters`, shared by every experiment, to all the recordings at once (the
+/// residuals of all experiments together), from the first experiment's values. One fit runs
+/// the experiments side by side (options.threads, and the processes of an MPI run); several
+/// starts run side by side instead, each start's experiments one after another. On return,
+/// every experiment's rollout holds the estimate.
+/// @throws InputError for no experiments, or an experiment whose parameters (names, sizes) or
+/// dimension differ from the first's; as identify() otherwise.
+SysIdReport identify(std::vector<SysIdExperiment>& experiments, const SysIdOptions& options);
 
 /// Simulated-minus-recorded residuals (observations x dim) and, if J is non-null, their
 /// Jacobian with respect to theta by forward sensitivities.

@@ -19,6 +19,7 @@ struct RecordArgs {
   std::uint64_t seed = 1;
   double frame_rate = 0.0;
   std::vector<std::string> settings;
+  int experiment = -1;  ///< --experiment: the scene's sysid experiment (-1: the scene itself)
   int threads = 0;
 };
 
@@ -26,6 +27,7 @@ int execute(const RecordArgs& args, const Console& c) {
   LogRedirect logs(c, Verbosity::Normal);
   apply_threads(args.threads);
   MarkerScene p = load_marker_scene(args.scene);
+  if (args.experiment >= 0) p = experiment_scene(p, args.experiment);
   for (const std::string& s : args.settings) apply_setting(s, p);
   const Recording rec = record_markers(p, args.frame_rate, args.noise, args.seed);
   write_recording(args.out, rec, p.markers);
@@ -53,6 +55,11 @@ Command add_record_command(CLI::App& program) {
   cmd->add_option("--frame-rate", args->frame_rate,
                   "Frames per second (default: one per time step)")
       ->check(CLI::PositiveNumber);
+  cmd->add_option("--experiment", args->experiment,
+                  "Record the scene's sysid experiment K (/sysid/experiments/K: the scene with "
+                  "that experiment's patch)")
+      ->type_name("K")
+      ->check(CLI::NonNegativeNumber);
   cmd->add_option("--set", args->settings,
                   "NAME=VALUE: set a parameter first (youngs, damping.alpha, contact.friction,\n"
                   "...); NAME[AXIS<C]=VALUE sets the elements of a field with centroid "

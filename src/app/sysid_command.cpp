@@ -1,4 +1,5 @@
-// `softgrad sysid`: the scene's parameters fitted to a recording of its markers.
+// `softgrad sysid`: the scene's parameters fitted to recordings of its markers: of the scene
+// itself (--data), or of the experiments its sysid block lists.
 #include <CLI/CLI.hpp>
 #include <filesystem>
 #include <memory>
@@ -8,6 +9,7 @@
 #include "app/commands.hpp"
 #include "app/scene_overrides.hpp"
 #include "app/summary.hpp"
+#include "app/sysid_report.hpp"
 #include "app/sysid_scene.hpp"
 #include "softgrad/errors.hpp"
 #include "softgrad/task_pool.hpp"
@@ -17,7 +19,7 @@ namespace {
 
 struct SysIdArgs {
   std::string scene;
-  std::string data;                 ///< --data: the recording (CSV)
+  std::vector<std::string> data;    ///< --data: recordings (CSV) of the scene
   std::string out = "out/sysid";    ///< --out: report.json and fit.svg go here
   std::vector<std::string> params;  ///< --params (empty: the scene's "sysid" block)
   std::string method;               ///< --method ("": the scene's)
@@ -28,30 +30,59 @@ struct SysIdArgs {
   bool verbose = false;
 };
 
+/// The recordings of --data (each of the scene itself), else the scene's sysid experiments.
+std::vector<MarkerExperiment> experiments(const SysIdArgs& args) {
+  MarkerScene base = load_marker_scene(args.scene);
+  std::vector<MarkerExperiment> runs;
+  if (!args.data.empty()) {
+    for (const std::string& data : args.data) {
+      MarkerScene p = marker_scene(base.scene, args.scene);
+      Recording rec = read_scene_recording(data, p);
+      runs.push_back({data, std::move(p), std::move(rec)});
+    }
+    return runs;
+  }
+  const int n = static_cast<int>(base.scene.sysid.experiments.size());
+  if (n == 0)
+    throw InputError(args.scene +
+                     ": no recording: give --data FILE, or list recordings of the scene in "
+                     "/sysid/experiments");
+  for (int k = 0; k < n; ++k) {
+    const std::string data = base.scene.sysid.experiments[k].data.string();
+    MarkerScene p = experiment_scene(base, k);
+    Recording rec = read_scene_recording(data, p);
+    runs.push_back({data, std::move(p), std::move(rec)});
+  }
+  return runs;
+}
+
 int execute(const SysIdArgs& args, const Console& c) {
   const Verbosity verbosity =
       args.quiet ? Verbosity::Quiet : (args.verbose ? Verbosity::Verbose : Verbosity::Normal);
   LogRedirect logs(c, verbosity);
   apply_threads(args.threads);
-  MarkerScene p = load_marker_scene(args.scene);
-  const Recording rec = read_scene_recording(args.data, p);
-  SysIdOptions options = sysid_options(p, args.params);
+  std::vector<MarkerExperiment> runs = experiments(args);
+  SysIdOptions options = sysid_options(runs.front().scene, args.params);
   if (!args.method.empty())
     options.method = args.method == "lbfgs" ? SysIdMethod::Lbfgs : SysIdMethod::LevenbergMarquardt;
   if (args.max_iterations > 0) options.max_iterations = args.max_iterations;
   if (args.starts > 0) options.starts = args.starts;
   options.threads = args.threads;
   options.verbose = false;
-  const SysIdReport report = identify(*p.sim, p.rollout, p.markers, rec, options);
+  std::vector<SysIdExperiment> fit;
+  for (const MarkerExperiment& e : runs)
+    fit.push_back({e.scene.scene.model, e.scene.sim->options(), e.scene.rollout, e.scene.markers,
+                   e.recording});
+  const SysIdReport report = identify(fit, options);
   if (TaskPool().rank() != 0) return kExitOk;  // an MPI run: the first process reports
 
   const std::filesystem::path dir = args.out;
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
   if (ec) throw InputError(dir.string() + ": cannot create the output folder: " + ec.message());
-  write_json_file(dir / "report.json", sysid_report_json(p, args.data, rec, report));
-  write_fit_plot((dir / "fit.svg").string(), p, rec, report);
-  c.out << sysid_summary(p, report) << "  report: " << (dir / "report.json").string()
+  write_json_file(dir / "report.json", sysid_report_json(runs, report));
+  write_fit_plot((dir / "fit.svg").string(), runs, report);
+  c.out << sysid_summary(runs, report) << "  report: " << (dir / "report.json").string()
         << "\n  plot:   " << (dir / "fit.svg").string() << std::endl;
   return kExitOk;
 }
@@ -65,9 +96,10 @@ Command add_sysid_command(CLI::App& program) {
   cmd->add_option("SCENE", args->scene, "Scene file (.json) with \"markers\" and \"sysid\"")
       ->type_name("FILE")
       ->required();
-  cmd->add_option("-d,--data", args->data, "Recording: CSV of time,marker,x,y(,z)")
-      ->type_name("FILE")
-      ->required();
+  cmd->add_option("-d,--data", args->data,
+                  "Recording: CSV of time,marker,x,y(,z); several --data fit them together "
+                  "(default: the recordings the scene's /sysid/experiments list)")
+      ->type_name("FILE");
   cmd->add_option("-o,--out", args->out, "Folder for report.json and fit.svg")
       ->type_name("DIR")
       ->capture_default_str();
@@ -84,8 +116,8 @@ Command add_sysid_command(CLI::App& program) {
   cmd->add_option("--max-iterations", args->max_iterations, "Solver iteration limit")
       ->check(CLI::Range(1, 100000));
   cmd->add_option("-j,--threads", args->threads,
-                  "Threads: of the element loops, and the workers of --starts (default: "
-                  "OMP_NUM_THREADS, one worker per core)")
+                  "Threads: of the element loops, and the workers of --starts or of several "
+                  "experiments (default: OMP_NUM_THREADS, one worker per core)")
       ->check(CLI::Range(1, 4096));
   CLI::Option* quiet = cmd->add_flag("-q,--quiet", args->quiet, "Only errors on stderr");
   CLI::Option* verbose =
@@ -93,9 +125,11 @@ Command add_sysid_command(CLI::App& program) {
   quiet->excludes(verbose);
   cmd->footer(
       "Writes DIR/report.json (estimates, standard deviations, residuals before and after,\n"
-      "iterations, simulations, seconds) and DIR/fit.svg (recorded and fitted markers), and\n"
-      "prints a summary. Exit codes: 0 done, 1 bad input (scene, recording: file and line),\n"
-      "2 a forward Newton solve failed, 3 internal error.\n");
+      "per experiment too, iterations, simulations, seconds) and DIR/fit.svg (recorded and\n"
+      "fitted markers), and prints a summary. Several recordings (--data twice, or the\n"
+      "scene's /sysid/experiments, each a patch of the scene) share the parameters.\n"
+      "Exit codes: 0 done, 1 bad input (scene, recording: file and line), 2 a forward\n"
+      "Newton solve failed, 3 internal error.\n");
   return {cmd, [args](const Console& c) { return execute(*args, c); }};
 }
 

@@ -4,17 +4,12 @@
 #include <cstdio>
 #include <random>
 #include <regex>
-#include <sstream>
 
-#include "softgrad/config.hpp"
 #include "softgrad/errors.hpp"
 #include "softgrad/parameters.hpp"
-#include "softgrad/plot.hpp"
 
 namespace softgrad::app {
 namespace {
-
-using json = nlohmann::ordered_json;
 
 [[noreturn]] void bad_setting(const std::string& setting, const std::string& what) {
   throw InputError("--set '" + setting + "': " + what);
@@ -42,19 +37,34 @@ double centroid(const Model& model, const Body& body, int e, int axis) {
 }  // namespace
 
 MarkerScene load_marker_scene(const std::string& file) {
+  return marker_scene(load_scene(file), file);
+}
+
+MarkerScene marker_scene(Scene scene, const std::string& what) {
   MarkerScene p;
-  p.scene = load_scene(file);
+  p.scene = std::move(scene);
   if (p.scene.static_solve)
-    throw InputError(file +
+    throw InputError(what +
                      ": system identification needs a dynamic scene (\"mode\": \"dynamic\")");
   if (p.scene.markers.empty())
-    throw InputError(file + ": the scene declares no \"markers\" (see softgrad scene-help)");
+    throw InputError(what + ": the scene declares no \"markers\" (see softgrad scene-help)");
   p.sim = std::make_unique<Simulator>(p.scene.model, p.scene.options);
   p.rollout = p.scene.rollout(*p.sim);
   std::vector<std::pair<std::string, Eigen::VectorXd>> points;
   for (const SceneMarker& m : p.scene.markers) points.emplace_back(m.name, m.position);
   p.markers = MarkerSet(*p.scene.model, points);
   return p;
+}
+
+MarkerScene experiment_scene(const MarkerScene& p, int k) {
+  const auto& list = p.scene.sysid.experiments;
+  const std::string file = p.scene.file.string();
+  if (k < 0 || k >= static_cast<int>(list.size()))
+    throw InputError(file + ": no sysid experiment " + std::to_string(k) + " (the scene lists " +
+                     std::to_string(list.size()) + " in /sysid/experiments)");
+  Scene scene = *list[k].scene;
+  scene.file = p.scene.file;
+  return marker_scene(std::move(scene), file + " (sysid experiment " + std::to_string(k) + ")");
 }
 
 void apply_setting(const std::string& setting, MarkerScene& p) {
@@ -186,98 +196,6 @@ SysIdOptions sysid_options(MarkerScene& p, const std::vector<std::string>& names
     o.upper.segment(b.offset, b.size).setConstant(s.parameters[i].upper);
   }
   return o;
-}
-
-json sysid_report_json(const MarkerScene& p, const std::string& data, const Recording& rec,
-                       const SysIdReport& r) {
-  const auto finite_or_null = [](double v) { return std::isfinite(v) ? json(v) : json(); };
-  json params = json::array();
-  for (size_t i = 0; i < r.labels.size(); ++i) {
-    const int k = static_cast<int>(i);
-    params.push_back({{"name", r.labels[i]},
-                      {"initial", r.initial[k]},
-                      {"estimate", r.estimate[k]},
-                      {"stddev", r.stddev.size() > k ? finite_or_null(r.stddev[k]) : json()}});
-  }
-  return {{"command", "sysid"},
-          {"softgrad_version", SOFTGRAD_VERSION},
-          {"scene", p.scene.name},
-          {"scene_file", p.scene.file.string()},
-          {"data", data},
-          {"method", to_string(r.method)},
-          {"parameters", params},
-          {"frames", rec.times.size()},
-          {"observations", rec.observations.size()},
-          {"residuals", r.residuals},
-          {"rms_before", r.rms_before},
-          {"rms_after", r.rms_after},
-          {"cost_before", r.cost_before},
-          {"cost_after", r.cost_after},
-          {"iterations", r.iterations},
-          {"simulations", r.simulations},
-          {"sensitivity_simulations", r.sensitivity_simulations},
-          {"gradient_simulations", r.gradient_simulations},
-          {"seconds", r.seconds},
-          {"converged", r.converged},
-          {"termination", r.termination},
-          {"starts", r.start_costs.empty() ? json::array({r.cost_after}) : json(r.start_costs)},
-          {"best_start", r.best_start}};
-}
-
-void write_fit_plot(const std::string& path, const MarkerScene& p, const Recording& rec,
-                    const SysIdReport& r) {
-  static const char* const kAxis[] = {"x", "y", "z"};
-  std::vector<LinePlot> plots;
-  for (int m = 0; m < p.markers.size(); ++m)
-    for (int k = 0; k < p.markers.dim(); ++k) {
-      PlotSeries recorded{"recorded", {}, {}, false, true};
-      PlotSeries fitted{"fitted", {}, {}, false, false};
-      for (size_t i = 0; i < rec.observations.size(); ++i) {
-        const auto& o = rec.observations[i];
-        if (o.marker != m) continue;
-        recorded.x.push_back(rec.times[o.frame]);
-        recorded.y.push_back(o.position[k]);
-        fitted.x.push_back(rec.times[o.frame]);
-        fitted.y.push_back(r.fitted[i][k]);
-      }
-      if (recorded.x.empty()) continue;
-      LinePlot plot;
-      plot.title = "marker " + p.markers[m].name + ", " + kAxis[k];
-      plot.x_label = "t [s]";
-      plot.y_label = std::string(kAxis[k]) + " [m]";
-      plot.series = {recorded, fitted};
-      plots.push_back(std::move(plot));
-    }
-  write_svg_plots(path, plots);
-}
-
-std::string sysid_summary(const MarkerScene& p, const SysIdReport& r) {
-  std::ostringstream os;
-  char line[512];
-  std::snprintf(line, sizeof line, "%s: %s, %d iterations, %d simulations, %.2f s, %s\n",
-                p.scene.name.c_str(), to_string(r.method), r.iterations, r.simulations, r.seconds,
-                r.converged ? "converged" : "not converged");
-  os << line;
-  const int shown = std::min<int>(static_cast<int>(r.labels.size()), 8);
-  for (int i = 0; i < shown; ++i) {
-    char sd[64] = "";
-    if (r.stddev.size() > i && std::isfinite(r.stddev[i]))
-      std::snprintf(sd, sizeof sd, " +- %.3g", r.stddev[i]);
-    std::snprintf(line, sizeof line, "  %-24s %.8g%s (from %.6g)\n", r.labels[i].c_str(),
-                  r.estimate[i], sd, r.initial[i]);
-    os << line;
-  }
-  if (shown < static_cast<int>(r.labels.size()))
-    os << "  ... " << r.labels.size() - shown << " more in report.json\n";
-  std::snprintf(line, sizeof line, "  marker rms error %.4g m -> %.4g m (%d residuals)\n",
-                r.rms_before, r.rms_after, r.residuals);
-  os << line << "  " << r.termination << "\n";
-  if (r.start_costs.size() > 1) {
-    std::snprintf(line, sizeof line, "  best of %d starting points: start %d (cost %.4g)\n",
-                  static_cast<int>(r.start_costs.size()), r.best_start, r.cost_after);
-    os << line;
-  }
-  return os.str();
 }
 
 }  // namespace softgrad::app

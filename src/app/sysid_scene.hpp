@@ -1,12 +1,11 @@
 /// @file sysid_scene.hpp
 /// What `softgrad sysid` and `softgrad record` share: a scene with markers, its simulator and
-/// rollout, parameter settings from the command line (--set), synthetic recordings, and the
-/// sysid report (JSON, plot, summary).
+/// rollout, the scene's sysid experiments, parameter settings from the command line (--set),
+/// synthetic recordings, and the SysIdOptions of the scene's sysid block.
 #pragma once
 
 #include <cstdint>
 #include <memory>
-#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -26,6 +25,13 @@ struct MarkerScene {
 /// Loads the scene and embeds its markers.
 /// @throws InputError if the scene is static or declares no markers.
 MarkerScene load_marker_scene(const std::string& file);
+
+/// The same for a loaded scene; `what` names it in messages (its file, or its experiment).
+MarkerScene marker_scene(Scene scene, const std::string& what);
+
+/// Sysid experiment k of a loaded scene (/sysid/experiments/k) with its markers.
+/// @throws InputError if k is out of range or the experiment declares no markers.
+MarkerScene experiment_scene(const MarkerScene& p, int k);
 
 /// Applies one --set: "NAME=VALUE" sets every entry of the ParameterSet block NAME (e.g.
 /// "youngs", "damping.alpha", "contact.friction", "youngs[]"); "NAME[AXIS<C]=VALUE" or
@@ -48,20 +54,5 @@ Recording read_scene_recording(const std::string& file, const MarkerScene& p);
 /// initial guesses written into the rollout and the bounds expanded per entry.
 /// @throws InputError if the scene has no "sysid" block and `names` is empty.
 SysIdOptions sysid_options(MarkerScene& p, const std::vector<std::string>& names);
-
-/// report.json: {"command": "sysid", "scene", "data", "method", "parameters": [{"name",
-/// "initial", "estimate", "stddev"}], "observations", "residuals", "rms_before", "rms_after",
-/// "cost_before", "cost_after", "iterations", "simulations", "sensitivity_simulations",
-/// "gradient_simulations", "seconds", "converged", "termination"}.
-nlohmann::ordered_json sysid_report_json(const MarkerScene& p, const std::string& data,
-                                         const Recording& rec, const SysIdReport& r);
-
-/// fit.svg: per marker coordinate, the recorded positions (dots) and the fitted ones (line)
-/// against time.
-void write_fit_plot(const std::string& path, const MarkerScene& p, const Recording& rec,
-                    const SysIdReport& r);
-
-/// The human summary: estimates with standard deviations, residuals, cost.
-std::string sysid_summary(const MarkerScene& p, const SysIdReport& r);
 
 }  // namespace softgrad::app

@@ -21,6 +21,8 @@ class ObjectReader {
   ObjectReader(const Source& src, const Json& j, std::string pointer, const Section& section);
 
   bool has(const char* key) const { return j_->contains(key); }
+  /// The whole object.
+  const Json& json() const { return *j_; }
   /// The raw value. @pre has(key).
   const Json& at(const char* key) const { return (*j_)[key]; }
   const std::string& pointer() const { return pointer_; }

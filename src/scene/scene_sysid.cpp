@@ -63,6 +63,40 @@ void read_bend(const ObjectReader& initial, Scene& scene) {
   scene.initial_position = std::move(x);
 }
 
+namespace {
+
+/// /sysid/experiments: each the scene with its merge patch applied, parsed as a scene of its own
+/// (named "<scene> (sysid experiment k)" in messages; relative paths from the same folder).
+void read_experiments(const ObjectReader& top, const ObjectReader& sysid, Scene& scene) {
+  const std::vector<const Json*> entries = sysid.list("experiments");
+  for (size_t k = 0; k < entries.size(); ++k) {
+    const ObjectReader r(top.source(), *entries[k],
+                         child_pointer(sysid.path("experiments"), std::to_string(k)),
+                         schema::sysid_experiment);
+    SceneSysId::Experiment e;
+    const std::string data = r.string("data");
+    if (data.empty()) r.fail("data", "give the recording's file");
+    e.data = std::filesystem::path(data).is_absolute() ? std::filesystem::path(data)
+                                                       : top.source().dir / data;
+    Json patched = top.json();
+    if (r.has("patch")) {
+      if (!r.at("patch").is_object())
+        r.fail("patch", "expected an object {...}, got " + describe_json(r.at("patch")));
+      patched.merge_patch(r.at("patch"));
+    }
+    // The experiment's own sysid block lists no experiments (if the patch kept it at all).
+    if (patched.contains("sysid") && patched["sysid"].is_object())
+      patched["sysid"].erase("experiments");
+    const std::string origin = top.source().name + " (sysid experiment " + std::to_string(k) + ")";
+    e.scene = std::make_shared<const Scene>(parse_scene(patched.dump(), origin));
+    if (e.scene->static_solve)
+      r.fail("patch", "an experiment must be a dynamic scene (\"mode\": \"dynamic\")");
+    scene.sysid.experiments.push_back(std::move(e));
+  }
+}
+
+}  // namespace
+
 void read_sysid(const ObjectReader& top, Scene& scene) {
   if (!top.has("sysid")) return;
   const ObjectReader s = top.object("sysid", schema::sysid);
@@ -109,6 +143,7 @@ void read_sysid(const ObjectReader& top, Scene& scene) {
       r.fail("initial", "the initial value is outside [lower, upper]");
     out.parameters.push_back(std::move(p));
   }
+  read_experiments(top, s, scene);
 }
 
 }  // namespace softgrad::detail

@@ -321,11 +321,36 @@ const Section initial{"/initial", "the initial state (positions are the rest pos
 const Section loss{"/loss/*", "one term of the loss: w/2 |x - target|^2 summed", kLossKeys};
 
 std::span<const Section* const> all() {
-  static const Section* const kAll[] = {
-      &top,      &time,       &damping,   &solver,  &output,   &body,    &mesh,  &material,
-      &boundary, &motion,     &translate, &rotate,  &region,   &box,     &plane, &force,
-      &initial,  &bend,       &loss,      &contact, &obstacle, &markers, &sysid, &sysid_parameter,
-      &creature, &controller, &task,      &train,   &compare};
+  static const Section* const kAll[] = {&top,
+                                        &time,
+                                        &damping,
+                                        &solver,
+                                        &output,
+                                        &body,
+                                        &mesh,
+                                        &material,
+                                        &boundary,
+                                        &motion,
+                                        &translate,
+                                        &rotate,
+                                        &region,
+                                        &box,
+                                        &plane,
+                                        &force,
+                                        &initial,
+                                        &bend,
+                                        &loss,
+                                        &contact,
+                                        &obstacle,
+                                        &markers,
+                                        &sysid,
+                                        &sysid_parameter,
+                                        &sysid_experiment,
+                                        &creature,
+                                        &controller,
+                                        &task,
+                                        &train,
+                                        &compare};
   return kAll;
 }
 }  // namespace schema

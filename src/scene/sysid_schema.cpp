@@ -111,6 +111,32 @@ constexpr KeySpec kSysIdKeys[] = {
      "fits from this many starting points side by side (threads, MPI processes), the best kept"},
     {"start_spread", Number, "", kNonNegative, "", "0.5",
      "starts 1.. move each fitted value by spread N(0, 1) (in log space for positive ones)"},
+    {"experiments",
+     List,
+     "",
+     {},
+     "",
+     "[]",
+     "recordings of variants of this scene, fitted together (softgrad sysid without --data), "
+     "see /sysid/experiments/*"},
+};
+
+constexpr KeySpec kSysIdExperimentKeys[] = {
+    {"data",
+     String,
+     "",
+     {},
+     "",
+     nullptr,
+     "the recording (CSV of time,marker,x,y(,z)), relative to the scene file"},
+    {"patch",
+     Object,
+     "",
+     {},
+     "",
+     "{}",
+     "a JSON merge patch (RFC 7386) of this scene: what the experiment changes (initial pose, "
+     "duration, loads, markers, ...); {} is the scene itself"},
 };
 
 constexpr KeySpec kSysIdParameterKeys[] = {
@@ -144,6 +170,10 @@ const Section bend{"/initial/bend",
 const Section sysid{"/sysid", "softgrad sysid: the parameters fitted to a recording", kSysIdKeys};
 const Section sysid_parameter{"/sysid/parameters/*", "one identified parameter",
                               kSysIdParameterKeys};
+const Section sysid_experiment{"/sysid/experiments/*",
+                               "one experiment: a recording of the scene with a patch applied; "
+                               "every experiment shares the identified parameters",
+                               kSysIdExperimentKeys};
 }  // namespace schema
 
 }  // namespace softgrad::detail

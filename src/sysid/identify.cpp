@@ -1,5 +1,6 @@
 // System identification with Ceres Solver: Levenberg-Marquardt on marker residuals with
-// forward-sensitivity Jacobians, or L-BFGS on the adjoint gradient for many parameters.
+// forward-sensitivity Jacobians, or L-BFGS on the adjoint gradient for many parameters; the
+// residuals of every experiment together.
 #include <ceres/ceres.h>
 
 #include <chrono>
@@ -7,6 +8,7 @@
 #include <sstream>
 
 #include "element_adjacency.hpp"
+#include "experiment_set.hpp"
 #include "identify_one.hpp"
 #include "parametrisation.hpp"
 #include "softgrad/errors.hpp"
@@ -16,25 +18,21 @@
 namespace softgrad {
 namespace {
 
+using detail::ExperimentSet;
 using detail::Parametrisation;
 using detail::parametrise;
 
-/// Everything one evaluation point shares: the simulation, residuals and Jacobian, computed
+/// Everything one evaluation point shares: the simulations, residuals and Jacobian, computed
 /// once per point before Ceres asks the per-observation cost functions.
 class SimulationCache final : public ceres::EvaluationCallback {
  public:
-  SimulationCache(Simulator& sim, Rollout& rollout, const MarkerSet& markers, const Recording& rec,
-                  const ParameterSet& params, const Parametrisation& map,
+  SimulationCache(ExperimentSet& experiments, const Parametrisation& map,
                   const SysIdOptions& options, SysIdReport& report)
-      : sim_(sim),
-        rollout_(rollout),
-        markers_(markers),
-        rec_(rec),
-        params_(params),
+      : experiments_(experiments),
         map_(map),
         options_(options),
         report_(report),
-        phi_(params.size()) {}
+        phi_(experiments.params().size()) {}
 
   double* phi() { return phi_.data(); }
 
@@ -56,11 +54,10 @@ class SimulationCache final : public ceres::EvaluationCallback {
       }
     ok_ = true;
     try {
-      const Eigen::VectorXd theta = map_.theta(phi_);
-      params_.set(sim_, rollout_, theta);
-      ++report_.simulations;
-      ++report_.sensitivity_simulations;
-      r_ = marker_residuals(sim_, rollout_, markers_, rec_, params_, &J_, options_.adjoint);
+      experiments_.set(map_.theta(phi_));
+      report_.simulations += experiments_.size();
+      report_.sensitivity_simulations += experiments_.size();
+      r_ = experiments_.residuals(&J_, options_.adjoint);
       J_ = J_ * map_.scale(phi_).asDiagonal();  // d r / d phi
     } catch (const std::exception& e) {
       // Ceres treats a failed evaluation as an unacceptable step and shrinks its trust region.
@@ -76,11 +73,7 @@ class SimulationCache final : public ceres::EvaluationCallback {
   const Eigen::MatrixXd& jacobian() const { return J_; }
 
  private:
-  Simulator& sim_;
-  Rollout& rollout_;
-  const MarkerSet& markers_;
-  const Recording& rec_;
-  const ParameterSet& params_;
+  ExperimentSet& experiments_;
   const Parametrisation& map_;
   const SysIdOptions& options_;
   SysIdReport& report_;
@@ -136,11 +129,10 @@ void residual_stats(const Eigen::VectorXd& r, int n_obs, double& cost, double& r
   rms = std::sqrt(r.squaredNorm() / std::max(n_obs, 1));
 }
 
-void solve_lm(Simulator& sim, Rollout& rollout, const MarkerSet& markers, const Recording& rec,
-              const ParameterSet& params, const Parametrisation& map, const SysIdOptions& options,
+void solve_lm(ExperimentSet& experiments, const Parametrisation& map, const SysIdOptions& options,
               SysIdReport& report, Eigen::VectorXd& phi, Eigen::VectorXd& r_before,
               Eigen::VectorXd& r_after) {
-  SimulationCache cache(sim, rollout, markers, rec, params, map, options, report);
+  SimulationCache cache(experiments, map, options, report);
   Eigen::Map<Eigen::VectorXd>(cache.phi(), phi.size()) = phi;
   // The residuals at the start come with the Jacobian that Ceres asks for first.
   cache.evaluate();
@@ -149,11 +141,11 @@ void solve_lm(Simulator& sim, Rollout& rollout, const MarkerSet& markers, const 
   ceres::Problem::Options popt;
   popt.evaluation_callback = &cache;
   ceres::Problem problem(popt);
-  const int dim = markers.dim();
-  const int P = params.size();
-  for (size_t i = 0; i < rec.observations.size(); ++i)
-    problem.AddResidualBlock(new ObservationCost(cache, static_cast<int>(i), dim, P),
-                             robust_loss(options), cache.phi());
+  const int dim = experiments.dim();
+  const int P = experiments.params().size();
+  for (int i = 0; i < experiments.observations(); ++i)
+    problem.AddResidualBlock(new ObservationCost(cache, i, dim, P), robust_loss(options),
+                             cache.phi());
   for (int i = 0; i < P; ++i) {
     const double lo =
         map.log[i] ? (map.lower[i] > 0 ? std::log(map.lower[i]) : -INFINITY) : map.lower[i];
@@ -189,7 +181,7 @@ void solve_lm(Simulator& sim, Rollout& rollout, const MarkerSet& markers, const 
   copt.null_space_rank = -1;  // report rank deficiency as a huge variance, not a failure
   ceres::Covariance covariance(copt);
   std::vector<std::pair<const double*, const double*>> blocks{{cache.phi(), cache.phi()}};
-  const int m = static_cast<int>(rec.observations.size()) * dim;
+  const int m = experiments.observations() * dim;
   if (m > P && covariance.Compute(blocks, &problem)) {
     Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor> C(P, P);
     covariance.GetCovarianceBlock(cache.phi(), cache.phi(), C.data());
@@ -205,42 +197,28 @@ void solve_lm(Simulator& sim, Rollout& rollout, const MarkerSet& markers, const 
 /// 1/2 |r|^2 + smoothness, with the adjoint gradient, for Ceres' gradient-based solvers.
 class AdjointObjective final : public ceres::FirstOrderFunction {
  public:
-  AdjointObjective(Simulator& sim, Rollout& rollout, const MarkerSet& markers, const Recording& rec,
-                   const ParameterSet& params, const Parametrisation& map,
+  AdjointObjective(ExperimentSet& experiments, const Parametrisation& map,
                    const SysIdOptions& options, SysIdReport& report)
-      : sim_(sim),
-        rollout_(rollout),
-        markers_(markers),
-        rec_(rec),
-        params_(params),
-        map_(map),
-        options_(options),
-        report_(report) {
+      : experiments_(experiments), map_(map), options_(options), report_(report) {
     if (options.smoothness > 0.0)
-      for (const auto& b : params.blocks())
+      for (const auto& b : experiments.params().blocks())
         if (b.source == ParameterSet::Source::Term && !b.tied &&
             b.group.layout == ParameterGroup::Layout::PerElement && b.group.body)
           for (const auto& [e, f] : element_adjacency(*b.group.body))
             pairs_.emplace_back(b.offset + e, b.offset + f);
   }
-  int NumParameters() const override { return params_.size(); }
+  int NumParameters() const override { return experiments_.params().size(); }
   bool Evaluate(const double* parameters, double* cost, double* gradient) const override {
     try {
-      const Eigen::Map<const Eigen::VectorXd> phi(parameters, params_.size());
-      params_.set(sim_, rollout_, map_.theta(phi));
-      const int T = rollout_.static_solve ? 1 : rollout_.steps;
-      const MarkerLoss loss(markers_, rec_, rollout_.initial.t, sim_.options().dt, T);
-      const Trajectory traj = simulate(sim_, rollout_);
-      ++report_.simulations;
-      double c = 0.0;
+      const int P = experiments_.params().size();
+      const Eigen::Map<const Eigen::VectorXd> phi(parameters, P);
+      experiments_.set(map_.theta(phi));
+      report_.simulations += experiments_.size();
       Eigen::VectorXd g;
+      double c = experiments_.loss(gradient ? &g : nullptr, options_.adjoint);
       if (gradient) {
-        const GradientResult r = gradient_of(traj, loss);
-        c = r.loss;
-        g = r.gradient.cwiseProduct(map_.scale(phi));
-        ++report_.gradient_simulations;
-      } else {
-        c = evaluate_loss(sim_, traj, loss);
+        g = g.cwiseProduct(map_.scale(phi));
+        report_.gradient_simulations += experiments_.size();
       }
       for (const auto& [i, j] : pairs_) {
         const double d = phi[i] - phi[j];
@@ -251,7 +229,7 @@ class AdjointObjective final : public ceres::FirstOrderFunction {
         }
       }
       *cost = c;
-      if (gradient) Eigen::Map<Eigen::VectorXd>(gradient, params_.size()) = g;
+      if (gradient) Eigen::Map<Eigen::VectorXd>(gradient, P) = g;
       return std::isfinite(c);
     } catch (const std::exception& e) {
       log(LogLevel::Info, std::string("sysid: evaluation failed: ") + e.what());
@@ -260,25 +238,16 @@ class AdjointObjective final : public ceres::FirstOrderFunction {
   }
 
  private:
-  GradientResult gradient_of(const Trajectory& traj, const Loss& loss) const {
-    return softgrad::gradient(sim_, traj, loss, params_, options_.adjoint);
-  }
-  Simulator& sim_;
-  Rollout& rollout_;
-  const MarkerSet& markers_;
-  const Recording& rec_;
-  const ParameterSet& params_;
+  ExperimentSet& experiments_;
   const Parametrisation& map_;
   const SysIdOptions& options_;
   SysIdReport& report_;
   std::vector<std::pair<int, int>> pairs_;
 };
 
-void solve_lbfgs(Simulator& sim, Rollout& rollout, const MarkerSet& markers, const Recording& rec,
-                 const ParameterSet& params, const Parametrisation& map,
+void solve_lbfgs(ExperimentSet& experiments, const Parametrisation& map,
                  const SysIdOptions& options, SysIdReport& report, Eigen::VectorXd& phi) {
-  ceres::GradientProblem problem(
-      new AdjointObjective(sim, rollout, markers, rec, params, map, options, report));
+  ceres::GradientProblem problem(new AdjointObjective(experiments, map, options, report));
   ceres::GradientProblemSolver::Options sopt;
   sopt.line_search_direction_type = ceres::LBFGS;
   sopt.max_num_iterations = options.max_iterations;
@@ -314,38 +283,46 @@ const char* to_string(RobustLoss loss) {
 
 namespace detail {
 
-SysIdReport identify_one(Simulator& sim, Rollout& rollout, const MarkerSet& markers,
-                         const Recording& recording, const SysIdOptions& options) {
+SysIdReport identify_one(ExperimentSet& experiments, const SysIdOptions& options) {
   const auto t0 = std::chrono::steady_clock::now();
-  if (options.parameters.empty()) throw InputError("sysid: no parameters to identify");
-  const ParameterSet params(sim, rollout, options.parameters);
+  const ParameterSet& params = experiments.params();
   SysIdReport report;
   report.method = options.method;
   for (int i = 0; i < params.size(); ++i) report.labels.push_back(params.label(i));
-  report.initial = params.get(sim, rollout);
+  report.initial = experiments.theta();
+  experiments.set(report.initial);
   const Parametrisation map = parametrise(params, report.initial, options);
-  const int n_obs = static_cast<int>(recording.observations.size());
-  report.residuals = n_obs * markers.dim();
+  const int n_obs = experiments.observations(), dim = experiments.dim();
+  report.residuals = n_obs * dim;
   Eigen::VectorXd phi = map.phi(report.initial);
   Eigen::VectorXd r0, r;
   if (options.method == SysIdMethod::LevenbergMarquardt) {
-    solve_lm(sim, rollout, markers, recording, params, map, options, report, phi, r0, r);
+    solve_lm(experiments, map, options, report, phi, r0, r);
     report.estimate = map.theta(phi);
-    params.set(sim, rollout, report.estimate);
+    experiments.set(report.estimate);
   } else {
-    r0 = marker_residuals(sim, rollout, markers, recording, params, nullptr, options.adjoint);
-    ++report.simulations;
-    solve_lbfgs(sim, rollout, markers, recording, params, map, options, report, phi);
+    r0 = experiments.residuals(nullptr, options.adjoint);
+    report.simulations += experiments.size();
+    solve_lbfgs(experiments, map, options, report, phi);
     report.estimate = map.theta(phi);
-    params.set(sim, rollout, report.estimate);
-    r = marker_residuals(sim, rollout, markers, recording, params, nullptr, options.adjoint);
-    ++report.simulations;
+    experiments.set(report.estimate);
+    r = experiments.residuals(nullptr, options.adjoint);
+    report.simulations += experiments.size();
   }
   residual_stats(r0, n_obs, report.cost_before, report.rms_before);
   residual_stats(r, n_obs, report.cost_after, report.rms_after);
+  for (int k = 0; k < experiments.size(); ++k) {
+    SysIdExperimentFit fit;
+    fit.observations = experiments.observations(k);
+    fit.residuals = fit.observations * dim;
+    const int row = experiments.first_observation(k) * dim;
+    residual_stats(r0.segment(row, fit.residuals), fit.observations, fit.cost_before,
+                   fit.rms_before);
+    residual_stats(r.segment(row, fit.residuals), fit.observations, fit.cost_after, fit.rms_after);
+    report.experiments.push_back(fit);
+  }
   for (int i = 0; i < n_obs; ++i)
-    report.fitted.push_back(r.segment(i * markers.dim(), markers.dim()) +
-                            recording.observations[i].position);
+    report.fitted.push_back(r.segment(i * dim, dim) + experiments.observation(i).position);
   report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return report;
 }

@@ -1,6 +1,7 @@
 // identify(): one fit, or several from spread starting points side by side on a TaskPool
 // (threads, MPI processes), keeping the one with the lowest cost.
 #include <cmath>
+#include <memory>
 #include <random>
 
 #include "identify_one.hpp"
@@ -54,6 +55,10 @@ std::vector<double> encode(const SysIdReport& r) {
   put(out, r.stddev);
   out.push_back(static_cast<double>(r.fitted.size()));
   for (const Eigen::VectorXd& f : r.fitted) put(out, f);
+  out.push_back(static_cast<double>(r.experiments.size()));
+  for (const SysIdExperimentFit& e : r.experiments)
+    out.insert(out.end(), {static_cast<double>(e.observations), static_cast<double>(e.residuals),
+                           e.cost_before, e.cost_after, e.rms_before, e.rms_after});
   out.push_back(static_cast<double>(r.termination.size()));
   for (char c : r.termination) out.push_back(static_cast<unsigned char>(c));
   return out;
@@ -70,39 +75,70 @@ void decode(const std::vector<double>& in, SysIdReport& r) {
   r.stddev = take(in, k);
   r.fitted.resize(static_cast<size_t>(in[k++]));
   for (Eigen::VectorXd& f : r.fitted) f = take(in, k);
+  r.experiments.resize(static_cast<size_t>(in[k++]));
+  for (SysIdExperimentFit& e : r.experiments) {
+    e.observations = static_cast<int>(in[k]), e.residuals = static_cast<int>(in[k + 1]);
+    e.cost_before = in[k + 2], e.cost_after = in[k + 3];
+    e.rms_before = in[k + 4], e.rms_after = in[k + 5];
+    k += 6;
+  }
   r.termination.resize(static_cast<size_t>(in[k++]));
   for (char& c : r.termination) c = static_cast<char>(static_cast<int>(in[k++]));
 }
+
+/// A worker's copy of the experiments, for the starts it runs one after another.
+struct Workspace {
+  Workspace(const std::vector<SysIdExperiment>& original, const std::vector<std::string>& names,
+            const TaskPool& serial)
+      : experiments(original), set(experiments, names, serial) {}
+  std::vector<SysIdExperiment> experiments;
+  detail::ExperimentSet set;  // refers to `experiments`: a Workspace stays where it is made
+};
 
 }  // namespace
 
 SysIdReport identify(Simulator& sim, Rollout& rollout, const MarkerSet& markers,
                      const Recording& recording, const SysIdOptions& options) {
+  std::vector<SysIdExperiment> one{
+      {sim.shared_model(), sim.options(), rollout, markers, recording}};
+  SysIdReport report = identify(one, options);
+  rollout = std::move(one.front().rollout);
+  return report;
+}
+
+SysIdReport identify(std::vector<SysIdExperiment>& experiments, const SysIdOptions& options) {
   if (options.starts < 1) throw InputError("sysid: starts must be >= 1");
   if (!(options.start_spread >= 0.0) || !std::isfinite(options.start_spread))
     throw InputError("sysid: start_spread must be finite and >= 0");
-  if (options.starts == 1) return detail::identify_one(sim, rollout, markers, recording, options);
   if (options.parameters.empty()) throw InputError("sysid: no parameters to identify");
-  const ParameterSet params(sim, rollout, options.parameters);
-  const Eigen::VectorXd theta0 = params.get(sim, rollout);
-  const detail::Parametrisation map = detail::parametrise(params, theta0, options);
-  // Each start on a worker of its own Simulator; a start that fails costs +infinity.
+  if (options.starts == 1) {
+    // One fit: its experiments side by side.
+    const TaskPool pool(options.threads);
+    detail::ExperimentSet set(experiments, options.parameters, pool);
+    return detail::identify_one(set, options);
+  }
+  // Several starts side by side, each on a worker with its own copy of the experiments, run one
+  // after another there; a start that fails costs +infinity.
+  const TaskPool serial(1, false);
+  detail::ExperimentSet main(experiments, options.parameters, serial);
+  const Eigen::VectorXd theta0 = main.theta();
+  const detail::Parametrisation map = detail::parametrise(main.params(), theta0, options);
   const TaskPool pool(options.threads);
-  std::vector<std::unique_ptr<Simulator>> workspaces(pool.workers());
+  std::vector<std::unique_ptr<Workspace>> workspaces(pool.workers());
   const std::vector<std::vector<double>> fits = pool.map(options.starts, [&](int w, int k) {
     if (!workspaces[w])
-      workspaces[w] = std::make_unique<Simulator>(sim.shared_model(), sim.options());
-    Rollout start = rollout;
-    params.set(*workspaces[w], start, starting_point(map, theta0, options, k));
+      workspaces[w] = std::make_unique<Workspace>(experiments, options.parameters, serial);
+    detail::ExperimentSet& set = workspaces[w]->set;
+    set.set(starting_point(map, theta0, options, k));
     try {
-      return encode(detail::identify_one(*workspaces[w], start, markers, recording, options));
+      return encode(detail::identify_one(set, options));
     } catch (const InputError&) {
       return std::vector<double>{};
     }
   });
   SysIdReport best;
   best.method = options.method;
-  for (int i = 0; i < params.size(); ++i) best.labels.push_back(params.label(i));
+  for (int i = 0; i < main.params().size(); ++i) best.labels.push_back(main.params().label(i));
   best.best_start = -1;
   std::vector<double> costs;
   for (int k = 0; k < options.starts; ++k) {
@@ -118,7 +154,7 @@ SysIdReport identify(Simulator& sim, Rollout& rollout, const MarkerSet& markers,
   }
   if (best.best_start < 0) throw InputError("sysid: the fit failed from every starting point");
   best.start_costs = std::move(costs);
-  params.set(sim, rollout, best.estimate);
+  main.set(best.estimate);
   return best;
 }
 

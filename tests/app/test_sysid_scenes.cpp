@@ -130,6 +130,30 @@ TEST_CASE("app/sysid scenes: cantilever - noisy recording - within the uncertain
   CHECK(f.report.rms_after == doctest::Approx(5e-4 * std::sqrt(2.0)).epsilon(0.2));
 }
 
+TEST_CASE(
+    "app/sysid scenes: cantilever - two noisy experiments - within the uncertainty, narrower") {
+  const MarkerScene base = load_marker_scene(scene_path("cantilever_sysid.json"));
+  REQUIRE(base.scene.sysid.experiments.size() == 2);
+  std::vector<MarkerScene> scenes;
+  for (int k = 0; k < 2; ++k) scenes.push_back(experiment_scene(base, k));
+  const SysIdOptions options = sysid_options(scenes.front(), {});  // the guess into experiment 0
+  std::vector<SysIdExperiment> experiments;
+  for (int k = 0; k < 2; ++k) {
+    const MarkerScene& p = scenes[k];
+    const Recording rec = read_scene_recording(base.scene.sysid.experiments[k].data.string(), p);
+    experiments.push_back({p.scene.model, p.sim->options(), p.rollout, p.markers, rec});
+  }
+  CHECK(experiments[1].rollout.steps == 300);  // the patch's 0.6 s
+  const SysIdReport two = identify(experiments, options);
+  CHECK(two.initial[0] == 3e3);
+  show("two experiments", two);
+  check_within_uncertainty(two, {6e3, 4.0});
+  const Fit one = fit("cantilever_sysid.json", "cantilever_noisy.csv");
+  for (int i = 0; i < 2; ++i) CHECK(two.stddev[i] < one.report.stddev[i]);
+  for (const SysIdExperimentFit& e : two.experiments)  // each residual is the noise
+    CHECK(e.rms_after == doctest::Approx(5e-4 * std::sqrt(2.0)).epsilon(0.2));
+}
+
 TEST_CASE("app/sysid scenes: cantilever - finer mesh and time step - within the uncertainty or 5%" *
           doctest::test_suite("slow")) {
   const Fit f = fit("cantilever_sysid.json", "cantilever_fine.csv");

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # An MPI run gives one process's results: `softgrad compare` (the baselines' episodes spread over
-# the processes) and `softgrad sysid --starts` (the starts spread over them), each run once as
-# one process and once with `mpirun -n 2`, their learning curves and estimates compared.
+# the processes), `softgrad sysid --starts` (the starts spread over them) and `softgrad sysid` on
+# a scene's two experiments (one per process), each run once as one process and once with
+# `mpirun -n 2`, their learning curves and estimates compared.
 #
 #   same_results.sh SOFTGRAD MPIEXEC SOURCE_DIR
 set -euo pipefail
@@ -23,4 +24,10 @@ data="$source/scenes/data/cantilever_clean.csv"
   --out "$out/s2"
 # Everything but the wall time.
 diff <(grep -v '"seconds"' "$out/s1/report.json") <(grep -v '"seconds"' "$out/s2/report.json")
+
+# The scene's two experiments (no --data), fitted together.
+"$softgrad" sysid "$scene" --max-iterations 2 --quiet --out "$out/e1"
+"${mpirun[@]}" "$softgrad" sysid "$scene" --max-iterations 2 --quiet --out "$out/e2"
+grep -q '"experiments"' "$out/e1/report.json"
+diff <(grep -v '"seconds"' "$out/e1/report.json") <(grep -v '"seconds"' "$out/e2/report.json")
 echo "mpirun -n 2 gives one process's results"

@@ -129,4 +129,117 @@ TEST_CASE("sysid: several starts side by side keep the best fit, the same on 1 a
                   InputError);
 }
 
+/// Experiment 1 of the tests with two: the pushed cantilever thrown upwards, by an initial
+/// velocity growing along it, and recorded for a shorter time.
+SysIdProblem swung_cantilever(double youngs, double alpha) {
+  SysIdProblem p = pushed_cantilever(youngs, alpha, 30);
+  const Model& m = *p.model;
+  for (int v = 0; v < m.n_verts; ++v) p.rollout.initial.v[2 * v + 1] = 2.0 * m.X[2 * v];  // [m/s]
+  for (int v : vertices_at(m, 0, 0.0)) p.rollout.initial.v[2 * v + 1] = 0.0;
+  return p;
+}
+
+std::vector<SysIdExperiment> experiments(SysIdProblem& a, const Recording& ra, SysIdProblem& b,
+                                         const Recording& rb) {
+  return {{a.model, a.sim->options(), a.rollout, a.markers, ra},
+          {b.model, b.sim->options(), b.rollout, b.markers, rb}};
+}
+
+TEST_CASE("sysid: two experiments fit their shared parameters together, alike on 1 and 2 threads") {
+  SysIdProblem pushed = pushed_cantilever(5e4, 0.5), swung = swung_cantilever(5e4, 0.5);
+  const Recording rec_pushed = record(pushed, 0.015), rec_swung = record(swung, 0.02);
+  SysIdOptions opt;
+  opt.parameters = {"youngs", "damping.alpha"};
+  std::vector<SysIdReport> reports;
+  for (int threads : {1, 2}) {
+    SysIdProblem a = pushed_cantilever(8e4, 0.2), b = swung_cantilever(8e4, 0.2);
+    std::vector<SysIdExperiment> both = experiments(a, rec_pushed, b, rec_swung);
+    opt.threads = threads;
+    reports.push_back(identify(both, opt));
+    // Every experiment's rollout holds the estimate.
+    for (SysIdExperiment& e : both) {
+      Simulator sim(e.model, e.options);
+      CHECK(ParameterSet(sim, e.rollout, opt.parameters).get(sim, e.rollout) ==
+            reports.back().estimate);
+    }
+  }
+  const SysIdReport& r = reports[0];
+  MESSAGE("two experiments: E " << r.estimate[0] << " alpha " << r.estimate[1] << " in "
+                                << r.iterations << " iterations; rms " << r.rms_before << " -> "
+                                << r.rms_after << " m");
+  CHECK(r.estimate[0] == doctest::Approx(5e4).epsilon(1e-4));
+  CHECK(r.estimate[1] == doctest::Approx(0.5).epsilon(1e-4));
+  REQUIRE(r.experiments.size() == 2);
+  CHECK(r.experiments[0].observations == static_cast<int>(rec_pushed.observations.size()));
+  CHECK(r.experiments[1].observations == static_cast<int>(rec_swung.observations.size()));
+  CHECK(r.residuals == r.experiments[0].residuals + r.experiments[1].residuals);
+  CHECK(r.fitted.size() == rec_pushed.observations.size() + rec_swung.observations.size());
+  CHECK(r.cost_before ==
+        doctest::Approx(r.experiments[0].cost_before + r.experiments[1].cost_before));
+  for (const SysIdExperimentFit& e : r.experiments) CHECK(e.rms_after < 1e-3 * e.rms_before);
+  // Bit for bit the same on two threads.
+  CHECK(reports[1].estimate == r.estimate);
+  CHECK(reports[1].cost_after == r.cost_after);
+  CHECK(reports[1].stddev == r.stddev);
+  CHECK(reports[1].iterations == r.iterations);
+}
+
+TEST_CASE("sysid: one experiment in a list is the single-recording fit, bit for bit") {
+  SysIdProblem truth = pushed_cantilever(5e4, 0.5);
+  const Recording rec = record(truth, 0.015);
+  SysIdOptions opt;
+  opt.parameters = {"youngs", "damping.alpha"};
+  SysIdProblem p = pushed_cantilever(8e4, 0.2), q = pushed_cantilever(8e4, 0.2);
+  const SysIdReport single = identify(*p.sim, p.rollout, p.markers, rec, opt);
+  std::vector<SysIdExperiment> one{{q.model, q.sim->options(), q.rollout, q.markers, rec}};
+  const SysIdReport listed = identify(one, opt);
+  CHECK(listed.estimate == single.estimate);
+  CHECK(listed.cost_after == single.cost_after);
+  CHECK(listed.stddev == single.stddev);
+  CHECK(listed.iterations == single.iterations);
+  REQUIRE(listed.experiments.size() == 1);
+  CHECK(listed.experiments[0].cost_after == single.cost_after);
+}
+
+TEST_CASE("sysid: a second experiment narrows the estimate's uncertainty") {
+  SysIdProblem pushed = pushed_cantilever(5e4, 0.5), swung = swung_cantilever(5e4, 0.5);
+  Recording rec_pushed = record(pushed, 0.01), rec_swung = record(swung, 0.01);
+  std::mt19937 rng(11);
+  std::normal_distribution<double> noise(0.0, 2e-4);
+  for (Recording* rec : {&rec_pushed, &rec_swung})
+    for (auto& o : rec->observations)
+      for (int k = 0; k < o.position.size(); ++k) o.position[k] += noise(rng);
+  SysIdOptions opt;
+  opt.parameters = {"youngs", "damping.alpha"};
+  SysIdProblem p = pushed_cantilever(8e4, 0.2);
+  const SysIdReport one = identify(*p.sim, p.rollout, p.markers, rec_pushed, opt);
+  SysIdProblem a = pushed_cantilever(8e4, 0.2), b = swung_cantilever(8e4, 0.2);
+  std::vector<SysIdExperiment> both = experiments(a, rec_pushed, b, rec_swung);
+  const SysIdReport two = identify(both, opt);
+  MESSAGE("E +- " << one.stddev[0] << " (one experiment), +- " << two.stddev[0]
+                  << " (two); alpha +- " << one.stddev[1] << ", +- " << two.stddev[1]);
+  for (int i = 0; i < 2; ++i) {
+    const double truth_value = i == 0 ? 5e4 : 0.5;
+    CHECK(two.stddev[i] < one.stddev[i]);
+    CHECK(std::abs(two.estimate[i] - truth_value) < 3 * two.stddev[i]);
+  }
+}
+
+TEST_CASE("sysid: experiments whose parameters differ are refused, naming the experiment") {
+  SysIdProblem truth = pushed_cantilever(5e4, 0.5);
+  const Recording rec = record(truth, 0.015);
+  SysIdProblem a = pushed_cantilever(8e4, 0.2), b = pushed_cantilever(8e4, 0.2, 40, {4, 2});
+  std::vector<SysIdExperiment> both = experiments(a, rec, b, rec);
+  SysIdOptions opt;
+  opt.parameters = {"youngs[]"};  // one per element: 24 and 16 values
+  CHECK_THROWS_WITH_AS(identify(both, opt),
+                       doctest::Contains("experiment 1 has 16 parameter values, experiment 0 24"),
+                       InputError);
+  opt.parameters = {"youngs", "no_such_parameter"};
+  CHECK_THROWS_WITH_AS(identify(both, opt), doctest::Contains("sysid: experiment 0: "), InputError);
+  std::vector<SysIdExperiment> none;
+  opt.parameters = {"youngs"};
+  CHECK_THROWS_WITH_AS(identify(none, opt), doctest::Contains("no experiments"), InputError);
+}
+
 }  // namespace softgrad::test
