@@ -11,14 +11,24 @@ cd "$(dirname "$0")/.."
 packages=(cmake g++ make libeigen3-dev libsuitesparse-dev libceres-dev doctest-dev
           nlohmann-json3-dev libcli11-dev clang-format-14 libopenblas0-openmp
           libopenmpi-dev openmpi-bin)
-missing=()
-for p in "${packages[@]}"; do
-  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
-done
-if ((${#missing[@]})); then
+# The Python package (pybind11) for Debian's /usr/bin/python3, with what its tests and examples
+# import; without their recommendations (a GUI stack nobody here needs).
+python_packages=(pybind11-dev python3-dev python3-numpy python3-torch python3-scipy
+                 python3-pytest python3-matplotlib)
+missing() {
+  for p in "$@"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || echo "$p"
+  done
+}
+mapfile -t missing_packages < <(missing "${packages[@]}")
+mapfile -t missing_python < <(missing "${python_packages[@]}")
+if ((${#missing_packages[@]} + ${#missing_python[@]})); then
   export DEBIAN_FRONTEND=noninteractive
   apt-get update -qq
-  apt-get install -y -qq "${missing[@]}" >/dev/null
+  if ((${#missing_packages[@]})); then apt-get install -y -qq "${missing_packages[@]}" >/dev/null; fi
+  if ((${#missing_python[@]})); then
+    apt-get install -y -qq --no-install-recommends "${missing_python[@]}" >/dev/null
+  fi
 fi
 
 cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DSOFTGRAD_WARNINGS_AS_ERRORS=ON >/dev/null

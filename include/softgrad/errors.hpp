@@ -7,6 +7,7 @@
 /// Numerical outcomes (Newton or CG not converging) are reports, not exceptions.
 #pragma once
 
+#include <cmath>
 #include <sstream>
 #include <stdexcept>
 #include <string>
@@ -31,6 +32,11 @@ class InputError : public std::runtime_error {
 class ConvergenceError : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
+  /// A failed step: its index and the Newton residual ||g_free||_inf it ended at.
+  ConvergenceError(const std::string& what, int failed_step, double last_residual)
+      : std::runtime_error(what), step(failed_step), residual(last_residual) {}
+  int step = -1;          ///< the failed step (-1: not one step's failure)
+  double residual = NAN;  ///< the last Newton residual of that step (NaN: not known)
 };
 
 /// A broken internal invariant: a bug in softgrad, never the user's fault.

@@ -108,6 +108,22 @@ class DisplacementLoss final : public Loss {
   double weight_;
 };
 
+/// sum_n a_n . x_n + b_n . v_n for given cotangents a_n, b_n (one per state, T + 1, each n_dofs
+/// values; an empty entry is zero). Its gradient is the vector-Jacobian product of the whole
+/// trajectory: the adjoint with this loss is the backward pass of any function of the states
+/// whose derivatives a_n = dF/dx_n, b_n = dF/dv_n are known (an autograd layer, a loss written
+/// elsewhere).
+class LinearLoss final : public Loss {
+ public:
+  /// @throws InputError for an entry that is neither empty nor n_dofs long.
+  LinearLoss(const Model& model, std::vector<Eigen::VectorXd> dx, std::vector<Eigen::VectorXd> dv);
+  double evaluate(int n, int T, const State& s, Eigen::VectorXd* xbar,
+                  Eigen::VectorXd* vbar) const override;
+
+ private:
+  std::vector<Eigen::VectorXd> dx_, dv_;
+};
+
 /// The sum of several losses.
 class SumLoss final : public Loss {
  public:

@@ -25,7 +25,7 @@ void RolloutBatch::for_each(int n, const Fn& fn) {
       if (!workspaces_[worker]) workspaces_[worker] = std::make_unique<Simulator>(model_, options_);
       fn(*workspaces_[worker], k);
     } catch (const ConvergenceError& e) {
-      throw ConvergenceError("rollout " + std::to_string(k) + ": " + e.what());
+      throw ConvergenceError("rollout " + std::to_string(k) + ": " + e.what(), e.step, e.residual);
     } catch (const InputError& e) {
       throw InputError("rollout " + std::to_string(k) + ": " + e.what());
     }

@@ -131,6 +131,32 @@ double TrajectoryLoss::evaluate(int n, int, const State& s, Eigen::VectorXd* xba
   return l;
 }
 
+LinearLoss::LinearLoss(const Model& model, std::vector<Eigen::VectorXd> dx,
+                       std::vector<Eigen::VectorXd> dv)
+    : dx_(std::move(dx)), dv_(std::move(dv)) {
+  for (const auto* list : {&dx_, &dv_})
+    for (size_t n = 0; n < list->size(); ++n)
+      if ((*list)[n].size() != 0 && (*list)[n].size() != model.n_dofs())
+        throw InputError(std::string("linear loss: the ") +
+                         (list == &dx_ ? "position" : "velocity") + " cotangent of state " +
+                         std::to_string(n) + " has " + std::to_string((*list)[n].size()) +
+                         " values, the model " + std::to_string(model.n_dofs()) + " dofs");
+}
+
+double LinearLoss::evaluate(int n, int, const State& s, Eigen::VectorXd* xbar,
+                            Eigen::VectorXd* vbar) const {
+  double l = 0.0;
+  if (n < static_cast<int>(dx_.size()) && dx_[n].size() != 0) {
+    l += dx_[n].dot(s.x);
+    if (xbar) *xbar += dx_[n];
+  }
+  if (n < static_cast<int>(dv_.size()) && dv_[n].size() != 0) {
+    l += dv_[n].dot(s.v);
+    if (vbar) *vbar += dv_[n];
+  }
+  return l;
+}
+
 DisplacementLoss::DisplacementLoss(const Model& model, std::vector<int> vertices,
                                    Eigen::VectorXd direction, double weight)
     : com_(model, std::move(vertices), {}), direction_(std::move(direction)), weight_(weight) {

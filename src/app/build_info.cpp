@@ -44,7 +44,11 @@ std::string build_info() {
      << (SOFTGRAD_HAS_MPI ? "built, " + detail::mpi_description()
                           : std::string("not built (install libopenmpi-dev and rebuild)"))
      << "\n";
-  os << "  Python:  no Python module in this build\n";
+  os << "  Python:  "
+     << (SOFTGRAD_HAS_PYTHON
+             ? std::string("built, package in ") + SOFTGRAD_PYTHON_PATH + " (PYTHONPATH)"
+             : std::string("not built (install pybind11-dev and rebuild)"))
+     << "\n";
   os << "  BLAS:    " << blas_in_use() << "\n";
   os << "  threads: " << omp_get_max_threads() << " OpenMP threads, "
      << std::thread::hardware_concurrency() << " hardware threads\n";

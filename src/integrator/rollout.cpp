@@ -140,9 +140,11 @@ const NewtonReport& RolloutRun::step() {
   traj.reports_.push_back(advance(sim_, traj.rollout_, state_, binding_));
   const NewtonReport& r = traj.reports_.back();
   if (!r.converged() && sim_.options().on_failure == FailurePolicy::Stop) {
-    if (statics) throw ConvergenceError("static solve did not converge: " + r.message);
+    if (statics)
+      throw ConvergenceError("static solve did not converge: " + r.message, 0, r.gradient_norm);
     throw ConvergenceError("step " + std::to_string(n_) + " (to t = " + std::to_string(t_end) +
-                           " s) did not converge: " + r.message);
+                               " s) did not converge: " + r.message,
+                           n_, r.gradient_norm);
   }
   ++n_;
   if (n_ % traj.every_ == 0 && n_ < traj.steps()) traj.checkpoints_.push_back(state_);

@@ -102,6 +102,20 @@ TEST_CASE("losses: a user loss is differentiated by AD") {
   check_derivatives(loss, s, 2, 7);
 }
 
+TEST_CASE("losses: a linear loss is its cotangents' dot product, state by state") {
+  const auto m = small_model();
+  const State s = random_state(*m);
+  const Eigen::VectorXd a = random_matrix(m->n_dofs(), 1), b = random_matrix(m->n_dofs(), 1);
+  // State 0: positions only; state 1: both; state 2: nothing (empty entries).
+  const LinearLoss loss(*m, {a, a, {}}, {{}, b, {}});
+  CHECK(loss.evaluate(0, 2, s, nullptr, nullptr) == doctest::Approx(a.dot(s.x)));
+  CHECK(loss.evaluate(1, 2, s, nullptr, nullptr) == doctest::Approx(a.dot(s.x) + b.dot(s.v)));
+  CHECK(loss.evaluate(2, 2, s, nullptr, nullptr) == 0.0);
+  check_derivatives(loss, s, 1, 2);
+  CHECK_THROWS_WITH_AS(LinearLoss(*m, {Eigen::VectorXd::Zero(3)}, {}),
+                       doctest::Contains("position cotangent of state 0 has 3 values"), InputError);
+}
+
 TEST_CASE("losses: bad targets are rejected with the reason") {
   const auto m = small_model();
   CHECK_THROWS_WITH_AS(PositionLoss(*m, {{0, 1000, Eigen::Vector2d::Zero(), 1.0}}),

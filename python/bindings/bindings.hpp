@@ -1,0 +1,12 @@
+/// @file bindings.hpp
+/// The parts of the _softgrad extension module, one function each.
+#pragma once
+
+#include <pybind11/pybind11.h>
+
+namespace softgrad::python {
+
+/// Scene, Rollout, Run and Trajectory (scene_bindings.cpp).
+void bind_scene(pybind11::module_& m);
+
+}  // namespace softgrad::python

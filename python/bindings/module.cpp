@@ -1,0 +1,54 @@
+// The _softgrad extension module: softgrad's C++ objects for Python (the package `softgrad`
+// re-exports them). Errors: InputError -> ValueError, ConvergenceError ->
+// softgrad.ConvergenceError (a RuntimeError with .step and .residual).
+#include <pybind11/stl.h>
+
+#include "bindings.hpp"
+#include "softgrad/config.hpp"
+#include "softgrad/errors.hpp"
+#include "softgrad/material_model.hpp"
+#include "softgrad/scene.hpp"
+
+namespace py = pybind11;
+
+PYBIND11_MODULE(_softgrad, m) {
+  using namespace softgrad;
+  m.doc() = "softgrad: a differentiable implicit soft-body simulator (C++ core)";
+  m.attr("__version__") = SOFTGRAD_VERSION;
+
+  static py::handle convergence_error =
+      py::exception<ConvergenceError>(m, "ConvergenceError", PyExc_RuntimeError).release();
+  py::register_exception_translator([](std::exception_ptr p) {
+    try {
+      if (p) std::rethrow_exception(p);
+    } catch (const InputError& e) {
+      PyErr_SetString(PyExc_ValueError, e.what());
+    } catch (const ConvergenceError& e) {
+      py::object error = py::reinterpret_borrow<py::object>(convergence_error)(e.what());
+      error.attr("step") = e.step;
+      error.attr("residual") = e.residual;
+      PyErr_SetObject(convergence_error.ptr(), error.ptr());
+    }
+  });
+
+  python::bind_scene(m);
+
+  m.def(
+      "materials",
+      [] {
+        py::list out;
+        for (const auto& model : all_materials()) {
+          py::list params;
+          for (const ParamInfo& p : model->params())
+            params.append(py::dict(py::arg("key") = p.key, py::arg("unit") = p.unit,
+                                   py::arg("min") = p.min, py::arg("max") = p.max,
+                                   py::arg("default") = p.default_value,
+                                   py::arg("description") = p.description));
+          out.append(py::dict(py::arg("name") = model->name(), py::arg("params") = params));
+        }
+        return out;
+      },
+      "The material models with their parameters (what `softgrad materials` prints).");
+  m.def("scene_reference", &scene_reference,
+        "Every scene key with its type, unit, range, default and meaning (`softgrad scene-help`).");
+}
