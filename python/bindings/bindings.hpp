@@ -8,5 +8,7 @@ namespace softgrad::python {
 
 /// Scene, Rollout, Run and Trajectory (scene_bindings.cpp).
 void bind_scene(pybind11::module_& m);
+/// _EnvBatch: locomotion environments stepped together (env_bindings.cpp).
+void bind_env(pybind11::module_& m);
 
 }  // namespace softgrad::python

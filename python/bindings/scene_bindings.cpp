@@ -6,8 +6,10 @@
 
 #include "arrays.hpp"
 #include "bindings.hpp"
+#include "handles.hpp"
 #include "softgrad/adjoint.hpp"
 #include "softgrad/errors.hpp"
+#include "softgrad/locomotion.hpp"
 #include "softgrad/loss.hpp"
 #include "softgrad/parameters.hpp"
 #include "softgrad/scene.hpp"
@@ -15,32 +17,6 @@
 
 namespace softgrad::python {
 namespace {
-
-/// A loaded scene and the simulator its rollouts share as a workspace (a Simulator holds no
-/// rollout's data: interleaved rollouts and runs of one scene may share it).
-struct PyScene {
-  std::shared_ptr<const Scene> scene;
-  std::shared_ptr<Simulator> sim;
-  const Model& model() const { return *scene->model; }
-  int n() const { return model().n_verts; }
-  int dim() const { return model().dim; }
-};
-using SceneRef = std::shared_ptr<PyScene>;
-
-struct PyRollout {
-  SceneRef owner;
-  Rollout rollout;
-};
-
-struct PyTrajectory {
-  SceneRef owner;
-  std::shared_ptr<const Trajectory> trajectory;
-};
-
-struct PyRun {
-  SceneRef owner;
-  std::shared_ptr<RolloutRun> run;
-};
 
 SceneRef make_scene(Scene scene) {
   auto p = std::make_shared<PyScene>();
@@ -172,8 +148,25 @@ void bind_scene(py::module_& m) {
                                  n += b.elems.size() / (s.dim() + 1);
                                return n;
                              })
+      .def_property_readonly(
+          "elements",
+          [](const PyScene& s) {
+            std::vector<int> all;
+            for (const Body& b : s.model().bodies)
+              all.insert(all.end(), b.elems.begin(), b.elems.end());
+            const py::ssize_t k = s.dim() + 1;
+            py::array_t<int> out({static_cast<py::ssize_t>(all.size()) / k, k});
+            std::copy(all.begin(), all.end(), out.mutable_data());
+            return out;
+          },
+          "Vertex indices of every element (n_elements, dim + 1): triangles or tetrahedra.")
       .def_property_readonly("steps", [](const PyScene& s) { return s.scene->steps; })
       .def_property_readonly("dt", [](const PyScene& s) { return s.scene->options.dt; })
+      .def_property_readonly("n_muscles",
+                             [](const PyScene& s) {
+                               return s.scene->locomotion ? s.scene->locomotion->creature.n_muscles
+                                                          : 0;
+                             })
       .def_property_readonly("has_loss", [](const PyScene& s) { return bool(s.scene->loss); })
       .def_property_readonly(
           "rest_positions",
@@ -292,6 +285,23 @@ void bind_scene(py::module_& m) {
           },
           py::arg("name"), py::arg("value"),
           "Sets a parameter: a scalar fills every value, an array gives them all.")
+      .def_property(
+          "t0", [](const PyRollout& r) { return r.rollout.initial.t; },
+          [](PyRollout& r, double t) {
+            if (!std::isfinite(t)) throw InputError("t0: the start time must be finite");
+            r.rollout.initial.t = t;
+          },
+          "The start time [s] (scripted motions and loads follow it).")
+      .def_property_readonly("has_controller",
+                             [](const PyRollout& r) { return bool(r.rollout.controller); })
+      .def(
+          "clear_controller",
+          [](PyRollout& r) {
+            r.rollout.controller.reset();
+            r.rollout.controlled_term.clear();
+          },
+          "Drops the controller: its term's per-step values (e.g. muscles.activation) are then "
+          "parameters like any other.")
       .def("copy", [](const PyRollout& r) { return PyRollout(r); });
 
   py::class_<PyTrajectory>(m, "Trajectory", "A finished rollout: its states and inputs.")

@@ -93,15 +93,6 @@ Mlp initial_policy(const LocomotionProblem& p) {
       .network();
 }
 
-rl::LocomotionOptions env_options(const Locomotion& loc) {
-  rl::LocomotionOptions o;
-  o.muscle_term = loc.creature.muscle_term;
-  o.n_muscles = loc.creature.n_muscles;
-  o.controller = loc.policy_options();
-  o.reward = loc.progress_reward();
-  return o;
-}
-
 /// The baselines' curve: the initial policy at 0 steps, then each iteration's policy.
 void add_rl_curve(MethodRun& m, const rl::TrainingResult& r) {
   m.curve.push_back({0, r.initial_return});
@@ -117,7 +108,7 @@ rl::EnvPool environments(LocomotionProblem& p, const TaskPool& pool) {
   episode.controller.reset();
   const Locomotion& loc = p.locomotion();
   return rl::EnvPool(
-      [&p, episode, options = env_options(loc)] {
+      [&p, episode, options = rl::locomotion_options(loc)] {
         return std::make_unique<rl::LocomotionEnv>(
             std::make_unique<Simulator>(p.scene.model, p.scene.options), episode, options);
       },

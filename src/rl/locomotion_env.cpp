@@ -8,6 +8,15 @@
 #include "softgrad/errors.hpp"
 
 namespace softgrad::rl {
+
+LocomotionOptions locomotion_options(const Locomotion& loc) {
+  LocomotionOptions o;
+  o.muscle_term = loc.creature.muscle_term;
+  o.n_muscles = loc.creature.n_muscles;
+  o.controller = loc.policy_options();
+  o.reward = loc.progress_reward();
+  return o;
+}
 namespace {
 
 /// The options of the controller that applies the action rule: one observed vertex (the

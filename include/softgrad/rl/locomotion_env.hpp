@@ -16,6 +16,7 @@
 #include <string>
 
 #include "softgrad/controller.hpp"
+#include "softgrad/locomotion.hpp"
 #include "softgrad/loss.hpp"
 #include "softgrad/rl/env.hpp"
 #include "softgrad/simulator.hpp"
@@ -39,6 +40,10 @@ struct LocomotionOptions {
   /// such a step ends the episode as terminal. In reward units (m for the default reward).
   double failure_reward = -0.1;
 };
+
+/// A locomotion scene's options: its creature's muscle term, the baselines' policy (observing
+/// all vertices) and the progress reward along the scene's direction.
+LocomotionOptions locomotion_options(const Locomotion& locomotion);
 
 class LocomotionEnv final : public Env {
  public:
