@@ -167,6 +167,33 @@ void bind_scene(py::module_& m) {
                                return s.scene->locomotion ? s.scene->locomotion->creature.n_muscles
                                                           : 0;
                              })
+      .def_property_readonly(
+          "masses",
+          [](const PyScene& s) {
+            Eigen::VectorXd mass(s.n());
+            for (int v = 0; v < s.n(); ++v) mass[v] = s.model().mass[v * s.dim()];
+            return to_array(mass, {s.n()});
+          },
+          "Lumped mass of each vertex [kg] (n_vertices), a copy.")
+      .def(
+          "policy_options",
+          [](const PyScene& s) {
+            if (!s.scene->locomotion)
+              throw InputError(s.scene->name + ": not a locomotion scene (it has no \"creature\")");
+            const MlpController::Options o = s.scene->locomotion->policy_options();
+            py::dict d;
+            d["hidden"] = o.hidden;
+            d["a_max"] = o.a_max;
+            d["delta"] = o.delta;
+            d["period"] = o.period;
+            d["length_scale"] = o.length_scale;
+            d["velocity_scale"] = o.velocity_scale;
+            d["direction"] = to_array(s.scene->locomotion->direction, {s.dim()});
+            return d;
+          },
+          "The baselines' MLP policy of a locomotion scene (softgrad compare, softgrad.gym): "
+          "hidden sizes, the action rule's a_max and delta, the clock period, the observation "
+          "scales, the direction of travel.")
       .def_property_readonly("has_loss", [](const PyScene& s) { return bool(s.scene->loss); })
       .def_property_readonly(
           "rest_positions",

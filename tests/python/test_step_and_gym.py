@@ -4,6 +4,7 @@ API, spaces, autoreset, and a batch equal to environments stepped one by one."""
 
 import json
 import os
+import sys
 
 import numpy as np
 import pytest
@@ -141,3 +142,16 @@ def test_a_vector_env_equals_its_environments_stepped_one_by_one_and_autoresets(
         o, r, _, _, _ = env.step(actions[T + 1, i])
         assert np.array_equal(o, batch[T + 1][0][i]) and r == batch[T + 1][1][i]
     assert venv.simulated_steps == n * (T + 1)
+
+
+def test_the_bptt_example_runs_and_improves_its_reward(tmp_path):
+    # A CI-sized run of examples/python/biped_bptt.py: 6 iterations of 30-step episodes.
+    sys.path.insert(0, os.path.join(ROOT, "examples", "python"))
+    import biped_bptt
+
+    rows = biped_bptt.main(["--iterations", "6", "--steps", "30", "--lr", "3e-3",
+                            "--softgrad", "", "--out", str(tmp_path)])
+    assert len(rows) == 6 and all(np.isfinite(r[2]) for r in rows)
+    assert max(r[2] for r in rows[1:]) > rows[0][2]  # the gradient steps raise the reward
+    assert (tmp_path / "curve.csv").read_text().startswith("iteration,simulated_steps,reward")
+    assert (tmp_path / "curve.png").stat().st_size > 1000
