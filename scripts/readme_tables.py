@@ -60,7 +60,27 @@ def batch_rollouts():
     return rows
 
 
-TABLES = {"locomotion_speed": locomotion_speed, "batch_rollouts": batch_rollouts}
+def python_overhead():
+    b = load("python_overhead")
+    rows = [f"{b['cpu']}, one thread; each of {b['rounds']} rounds keeps the fastest of "
+            f"{b['tries']} tries of each side; the ratio is the median of the rounds' ratios.",
+            "",
+            "| what | scene | Python | C++ | Python / C++ | target |",
+            "|---|---|---|---|---|---|"]
+    for r in b["runs"]:
+        if r["what"] == "closed loop":
+            what = f"closed loop, {r['steps']}-step episode (per step)"
+            py, cpp = r["python_seconds_per_step"], r["cpp_seconds_per_step"]
+        else:
+            what = f"simulate layer, forward + backward, {r['steps']} steps (per call)"
+            py, cpp = r["python_seconds_per_call"], r["cpp_seconds_per_call"]
+        rows.append(f"| {what} | {r['scene']} ({r['vertices']} vertices) | {py * 1e3:.3f} ms | "
+                    f"{cpp * 1e3:.3f} ms | {r['ratio']:.3f} | <= {r['target']} |")
+    return rows
+
+
+TABLES = {"locomotion_speed": locomotion_speed, "batch_rollouts": batch_rollouts,
+          "python_overhead": python_overhead}
 
 
 def main():

@@ -76,6 +76,36 @@ class EnvBatch {
     return py::make_tuple(obs, rewards, done, terminal);
   }
 
+  /// One environment's step: (observation, reward, done, terminal), no batch arrays.
+  py::tuple step_one(int i, const py::object& action) {
+    rl::LocomotionEnv& e = env(i);
+    const Eigen::VectorXd a =
+        to_vector(action, action_size(), "action", "(" + std::to_string(action_size()) + ",)");
+    rl::StepResult r;
+    {
+      py::gil_scoped_release free;
+      r = e.step(a);
+    }
+    return py::make_tuple(to_array(r.observation, {static_cast<py::ssize_t>(r.observation.size())}),
+                          r.reward, r.done, r.terminal);
+  }
+
+  /// Runs environment i's episode with the actions (T, m) from reset, in C++ (no Python
+  /// between the steps): the rewards (the baseline of the Python-driven loop's overhead).
+  py::array_t<double> run_actions(int i, const py::object& actions) {
+    rl::LocomotionEnv& e = env(i);
+    const int m = action_size(), T = e.episode_length();
+    const Eigen::VectorXd a = to_vector(actions, static_cast<Eigen::Index>(T) * m, "actions",
+                                        "(" + std::to_string(T) + ", " + std::to_string(m) + ")");
+    Eigen::VectorXd rewards(T);
+    {
+      py::gil_scoped_release free;
+      e.reset();
+      for (int n = 0; n < T; ++n) rewards[n] = e.step(a.segment(n * m, m)).reward;
+    }
+    return to_array(rewards, {T});
+  }
+
   py::array_t<double> positions(int i) {
     return to_array(env(i).state().x, {scene_->n(), scene_->dim()});
   }
@@ -112,6 +142,8 @@ void bind_env(py::module_& m) {
       .def_property_readonly("simulated_steps", &EnvBatch::simulated_steps)
       .def("reset", &EnvBatch::reset, py::arg("index"))
       .def("step", &EnvBatch::step, py::arg("actions"), py::arg("active"))
+      .def("step_one", &EnvBatch::step_one, py::arg("index"), py::arg("action"))
+      .def("run_actions", &EnvBatch::run_actions, py::arg("index"), py::arg("actions"))
       .def("positions", &EnvBatch::positions, py::arg("index"))
       .def("time", &EnvBatch::time, py::arg("index"));
 }

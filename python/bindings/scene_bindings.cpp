@@ -2,6 +2,7 @@
 // steps, and gradients by the adjoint (gradient) or forward sensitivities (tangent).
 #include <pybind11/stl.h>
 
+#include <chrono>
 #include <memory>
 
 #include "arrays.hpp"
@@ -243,6 +244,29 @@ void bind_scene(py::module_& m) {
              const py::object& loss) { return gradient_of(t, params, loss); },
           py::arg("trajectory"), py::arg("params"), py::arg("loss") = py::none(),
           "(loss value, dL/dtheta) by the adjoint, theta the named parameters in order.")
+      .def(
+          "_time_simulate_and_gradient",
+          [](const SceneRef& s, const PyRollout& r, const std::vector<std::string>& params,
+             int repeats) {
+            // What softgrad.torch.simulate's forward and backward run, timed in C++ (the
+            // benchmark's baseline): simulate, then the adjoint with all-ones cotangents.
+            const ParameterSet ps = parameter_set(*s, r.rollout, params);
+            std::vector<double> seconds;
+            py::gil_scoped_release free;
+            for (int k = 0; k < repeats; ++k) {
+              const auto t0 = std::chrono::steady_clock::now();
+              const Trajectory traj = simulate(*s->sim, r.rollout);
+              const int states = static_cast<int>(traj.reports().size()) + 1;
+              const Eigen::VectorXd ones = Eigen::VectorXd::Ones(s->model().n_dofs());
+              const LinearLoss loss(s->model(), std::vector<Eigen::VectorXd>(states, ones),
+                                    std::vector<Eigen::VectorXd>(states, ones));
+              softgrad::gradient(*s->sim, traj, loss, ps);
+              seconds.push_back(
+                  std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+            }
+            return seconds;
+          },
+          py::arg("rollout"), py::arg("params"), py::arg("repeats"))
       .def(
           "tangent",
           [](const SceneRef& s, const PyRollout& r, const std::vector<std::string>& params,

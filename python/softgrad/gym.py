@@ -174,9 +174,9 @@ class LocomotionEnv:
         if action.shape != self.action_space.shape:
             raise ValueError(f"step: expected an action of shape {self.action_space.shape}, "
                              f"got {action.shape}")
-        obs, rewards, terminated, truncated, info = self._vector.step(action[None, :])
-        self._done = bool(terminated[0] or truncated[0])
-        return obs[0], float(rewards[0]), bool(terminated[0]), bool(truncated[0]), info
+        obs, reward, done, terminal = self._vector._batch.step_one(0, action)
+        self._done = done
+        return obs, reward, terminal, done and not terminal, {}
 
     def render(self):
         """An RGB array (H, W, 3) of the creature now (render_mode "rgb_array")."""

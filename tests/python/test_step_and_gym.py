@@ -155,3 +155,15 @@ def test_the_bptt_example_runs_and_improves_its_reward(tmp_path):
     assert max(r[2] for r in rows[1:]) > rows[0][2]  # the gradient steps raise the reward
     assert (tmp_path / "curve.csv").read_text().startswith("iteration,simulated_steps,reward")
     assert (tmp_path / "curve.png").stat().st_size > 1000
+
+
+def test_the_overhead_benchmark_runs_and_writes_its_json(tmp_path):
+    import subprocess
+
+    out = tmp_path / "python_overhead.json"
+    subprocess.run([sys.executable, os.path.join(ROOT, "benchmarks", "python_overhead.py"),
+                    "--rounds", "1", "--tries", "1", "--steps", "10", "--out", str(out)],
+                   check=True, capture_output=True, env={**os.environ, "OMP_NUM_THREADS": "1"})
+    runs = json.loads(out.read_text())["runs"]
+    assert [r["what"] for r in runs] == ["closed loop", "layer call"]
+    assert all(r["ratio"] > 0 for r in runs)
