@@ -6,8 +6,10 @@
 
 namespace softgrad::python {
 
-/// Scene, Rollout, Run and Trajectory (scene_bindings.cpp).
+/// Scene (scene_bindings.cpp).
 void bind_scene(pybind11::module_& m);
+/// Rollout, Trajectory and Run (rollout_bindings.cpp).
+void bind_rollout(pybind11::module_& m);
 /// _EnvBatch: locomotion environments stepped together (env_bindings.cpp).
 void bind_env(pybind11::module_& m);
 

@@ -2,8 +2,14 @@
 /// The C++ objects behind softgrad's Python classes, shared by the binding files.
 #pragma once
 
-#include <memory>
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
 
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "softgrad/parameters.hpp"
 #include "softgrad/scene.hpp"
 #include "softgrad/simulator.hpp"
 #include "softgrad/trajectory.hpp"
@@ -35,5 +41,15 @@ struct PyRun {
   SceneRef owner;
   std::shared_ptr<RolloutRun> run;
 };
+
+/// "(n, dim)" of a scene's per-vertex arrays.
+std::string shape_text(const PyScene& s);
+/// The states of a trajectory, (T + 1, n, dim), positions or velocities (a copy).
+pybind11::array_t<double> state_array(const PyTrajectory& t, bool velocities);
+/// A Newton report as a dict.
+pybind11::dict report_dict(const NewtonReport& r);
+/// The named parameters of a rollout of the scene.
+ParameterSet parameter_set(const PyScene& s, const Rollout& r,
+                           const std::vector<std::string>& names);
 
 }  // namespace softgrad::python

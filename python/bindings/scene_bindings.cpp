@@ -1,5 +1,5 @@
-// softgrad.Scene, Rollout, Run and Trajectory: loading, parameters by name, rollouts, single
-// steps, and gradients by the adjoint (gradient) or forward sensitivities (tangent).
+// softgrad.Scene: loading, parameters by name, rollouts, single steps, and gradients by the
+// adjoint (gradient) or forward sensitivities (tangent), marker residuals for sysid.
 #include <pybind11/stl.h>
 
 #include <chrono>
@@ -13,7 +13,9 @@
 #include "softgrad/locomotion.hpp"
 #include "softgrad/loss.hpp"
 #include "softgrad/parameters.hpp"
+#include "softgrad/recording.hpp"
 #include "softgrad/scene.hpp"
+#include "softgrad/sysid.hpp"
 #include "softgrad/trajectory.hpp"
 
 namespace softgrad::python {
@@ -24,42 +26,6 @@ SceneRef make_scene(Scene scene) {
   p->scene = std::make_shared<const Scene>(std::move(scene));
   p->sim = std::make_shared<Simulator>(p->scene->model, p->scene->options);
   return p;
-}
-
-std::string shape_text(const PyScene& s) {
-  return "(" + std::to_string(s.n()) + ", " + std::to_string(s.dim()) + ")";
-}
-
-/// The states of a trajectory, (T + 1, n, dim), positions or velocities.
-py::array_t<double> state_array(const PyTrajectory& t, bool velocities) {
-  const Trajectory& traj = *t.trajectory;
-  const int T = static_cast<int>(traj.reports().size()), n = t.owner->n(), d = t.owner->dim();
-  py::array_t<double> out(
-      {static_cast<py::ssize_t>(T + 1), static_cast<py::ssize_t>(n), static_cast<py::ssize_t>(d)});
-  double* dst = out.mutable_data();
-  for (int k = 0; k <= T; ++k) {
-    const State& s = k == T ? traj.final_state() : traj.state(k);
-    const Eigen::VectorXd& v = velocities ? s.v : s.x;
-    std::copy(v.data(), v.data() + v.size(), dst + static_cast<size_t>(k) * n * d);
-  }
-  return out;
-}
-
-py::dict report_dict(const NewtonReport& r) {
-  py::dict d;
-  d["converged"] = r.converged();
-  d["iterations"] = r.iterations;
-  d["linear_iterations"] = r.linear_iterations;
-  d["energy"] = r.energy;
-  d["step_norm"] = r.step_norm;
-  d["residual"] = r.gradient_norm;
-  d["message"] = r.message;
-  return d;
-}
-
-ParameterSet parameter_set(const PyScene& s, const Rollout& r,
-                           const std::vector<std::string>& names) {
-  return ParameterSet(*s.sim, r, names);
 }
 
 std::shared_ptr<const Loss> scene_loss(const PyScene& s) {
@@ -245,6 +211,35 @@ void bind_scene(py::module_& m) {
           py::arg("trajectory"), py::arg("params"), py::arg("loss") = py::none(),
           "(loss value, dL/dtheta) by the adjoint, theta the named parameters in order.")
       .def(
+          "marker_residuals",
+          [](const SceneRef& s, const PyRollout& r, const std::string& recording,
+             const std::vector<std::string>& params, bool jacobian) {
+            // The scene's markers against a recording (CSV of time,marker,x,y(,z)): what
+            // softgrad sysid fits, for other least-squares solvers.
+            std::vector<std::pair<std::string, Eigen::VectorXd>> points;
+            for (const SceneMarker& mk : s->scene->markers)
+              points.emplace_back(mk.name, mk.position);
+            if (points.empty())
+              throw InputError(s->scene->name + ": the scene declares no \"markers\"");
+            const MarkerSet markers(s->model(), points);
+            const Recording rec = read_recording(recording, markers);
+            const ParameterSet ps = parameter_set(*s, r.rollout, params);
+            Eigen::MatrixXd J;
+            const Eigen::VectorXd res =
+                marker_residuals(*s->sim, r.rollout, markers, rec, ps, jacobian ? &J : nullptr);
+            py::array_t<double> residuals = to_array(res, {static_cast<py::ssize_t>(res.size())});
+            if (!jacobian) return py::make_tuple(residuals, py::none());
+            py::array_t<double> Jout(
+                {static_cast<py::ssize_t>(J.rows()), static_cast<py::ssize_t>(J.cols())});
+            Eigen::Map<Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>>(
+                Jout.mutable_data(), J.rows(), J.cols()) = J;
+            return py::make_tuple(residuals, Jout);
+          },
+          py::arg("rollout"), py::arg("recording"), py::arg("params"), py::arg("jacobian") = true,
+          "(residuals, Jacobian): simulated minus recorded marker positions at the recording's "
+          "times (observations x dim) and their derivatives in the named parameters by forward "
+          "sensitivities (None with jacobian=False).")
+      .def(
           "_time_simulate_and_gradient",
           [](const SceneRef& s, const PyRollout& r, const std::vector<std::string>& params,
              int repeats) {
@@ -290,110 +285,6 @@ void bind_scene(py::module_& m) {
           py::arg("rollout"), py::arg("params"), py::arg("loss") = py::none(),
           "(loss value, dL/dtheta) by forward sensitivities: gradient()'s number by the other "
           "route, for few parameters.");
-
-  py::class_<PyRollout>(m, "Rollout",
-                        "A rollout's data: initial state, steps, parameter values, controller.")
-      .def_property(
-          "steps", [](const PyRollout& r) { return r.rollout.steps; },
-          [](PyRollout& r, int steps) {
-            if (steps < 1) throw InputError("rollout: steps must be >= 1");
-            r.rollout.steps = steps;
-          })
-      .def_property(
-          "x0",
-          [](const PyRollout& r) {
-            return to_array(r.rollout.initial.x, {r.owner->n(), r.owner->dim()});
-          },
-          [](PyRollout& r, const py::object& x) {
-            r.rollout.initial.x =
-                to_vector(x, r.owner->model().n_dofs(), "x0", shape_text(*r.owner));
-          },
-          "Initial positions (n_vertices, dim).")
-      .def_property(
-          "v0",
-          [](const PyRollout& r) {
-            return to_array(r.rollout.initial.v, {r.owner->n(), r.owner->dim()});
-          },
-          [](PyRollout& r, const py::object& v) {
-            r.rollout.initial.v =
-                to_vector(v, r.owner->model().n_dofs(), "v0", shape_text(*r.owner));
-          },
-          "Initial velocities (n_vertices, dim).")
-      .def(
-          "get",
-          [](const PyRollout& r, const std::string& name) {
-            const ParameterSet ps = parameter_set(*r.owner, r.rollout, {name});
-            const Eigen::VectorXd v = ps.get(*r.owner->sim, r.rollout);
-            return to_array(v, {static_cast<py::ssize_t>(v.size())});
-          },
-          py::arg("name"), "A parameter's values (flat).")
-      .def(
-          "set",
-          [](PyRollout& r, const std::string& name, const py::object& value) {
-            const ParameterSet ps = parameter_set(*r.owner, r.rollout, {name});
-            const Eigen::VectorXd v = to_vector(value, ps.size(), name, "");
-            ps.set(*r.owner->sim, r.rollout, v);
-          },
-          py::arg("name"), py::arg("value"),
-          "Sets a parameter: a scalar fills every value, an array gives them all.")
-      .def_property(
-          "t0", [](const PyRollout& r) { return r.rollout.initial.t; },
-          [](PyRollout& r, double t) {
-            if (!std::isfinite(t)) throw InputError("t0: the start time must be finite");
-            r.rollout.initial.t = t;
-          },
-          "The start time [s] (scripted motions and loads follow it).")
-      .def_property_readonly("has_controller",
-                             [](const PyRollout& r) { return bool(r.rollout.controller); })
-      .def(
-          "clear_controller",
-          [](PyRollout& r) {
-            r.rollout.controller.reset();
-            r.rollout.controlled_term.clear();
-          },
-          "Drops the controller: its term's per-step values (e.g. muscles.activation) are then "
-          "parameters like any other.")
-      .def("copy", [](const PyRollout& r) { return PyRollout(r); });
-
-  py::class_<PyTrajectory>(m, "Trajectory", "A finished rollout: its states and inputs.")
-      .def_property_readonly(
-          "positions", [](const PyTrajectory& t) { return state_array(t, false); },
-          "(steps + 1, n_vertices, dim), a copy.")
-      .def_property_readonly(
-          "velocities", [](const PyTrajectory& t) { return state_array(t, true); },
-          "(steps + 1, n_vertices, dim), a copy.")
-      .def_property_readonly("steps", [](const PyTrajectory& t) { return t.trajectory->steps(); })
-      .def_property_readonly("converged",
-                             [](const PyTrajectory& t) { return t.trajectory->converged(); })
-      .def_property_readonly("newton", [](const PyTrajectory& t) {
-        py::list out;
-        for (const NewtonReport& r : t.trajectory->reports()) out.append(report_dict(r));
-        return out;
-      });
-
-  py::class_<PyRun>(m, "Run", "A rollout taken step by step.")
-      .def(
-          "step", [](PyRun& r) { return report_dict(r.run->step()); },
-          "Takes the next step; returns its Newton report. Raises ConvergenceError on failure.")
-      .def_property_readonly("done", [](const PyRun& r) { return r.run->done(); })
-      .def_property_readonly("t", [](const PyRun& r) { return r.run->state().t; })
-      .def_property_readonly("x",
-                             [](const PyRun& r) {
-                               return to_array(r.run->state().x, {r.owner->n(), r.owner->dim()});
-                             })
-      .def_property_readonly("v",
-                             [](const PyRun& r) {
-                               return to_array(r.run->state().v, {r.owner->n(), r.owner->dim()});
-                             })
-      .def(
-          "trajectory",
-          [](PyRun& r) {
-            if (!r.run->done())
-              throw InputError("run: the trajectory is there once every step is taken");
-            return PyTrajectory{r.owner,
-                                std::make_shared<const Trajectory>(std::move(*r.run).take())};
-          },
-          "The finished trajectory (once done).");
 }
 
 }  // namespace softgrad::python

@@ -179,3 +179,27 @@ def test_a_3d_rollout_returns_steps_by_vertices_by_dim():
     traj = scene.simulate(scene.rollout())
     assert traj.positions.shape == (scene.steps + 1, scene.n_vertices, 3)
     assert traj.steps == scene.steps
+
+
+def test_the_least_squares_example_matches_softgrad_sysid(tmp_path):
+    # scipy.optimize.least_squares on softgrad's Jacobians against the CLI's Ceres fit.
+    import subprocess
+    import sys
+
+    sys.path.insert(0, os.path.join(ROOT, "examples", "python"))
+    import sysid_least_squares
+
+    theta, stddev = sysid_least_squares.main([])
+    for value, sd, truth in zip(theta, stddev, (6000.0, 4.0)):
+        assert 0 < sd and abs(value - truth) < 3 * sd
+    exe = os.environ.get("SOFTGRAD_EXE", os.path.join(ROOT, "build", "softgrad"))
+    if not os.path.exists(exe):
+        pytest.skip("no softgrad program to compare with")
+    subprocess.run([exe, "sysid", os.path.join(ROOT, "scenes", "cantilever_sysid.json"), "--data",
+                    os.path.join(ROOT, "scenes", "data", "cantilever_noisy.csv"), "--out",
+                    str(tmp_path), "--quiet"], check=True)
+    with open(tmp_path / "report.json") as f:
+        report = json.load(f)
+    for i, p in enumerate(report["parameters"]):
+        assert theta[i] == pytest.approx(p["estimate"], rel=1e-5)
+        assert stddev[i] == pytest.approx(p["stddev"], rel=1e-3)
