@@ -58,9 +58,9 @@ std::shared_ptr<const Loss> linear_loss(const PyScene& s, int states, const py::
 /// What `loss` says: None (the scene's loss), a pair (dx, dv) of cotangents, or a function of
 /// (positions, velocities) returning (value, dx, dv). `value` receives a function's value.
 std::shared_ptr<const Loss> resolve_loss(const PyTrajectory& t, const py::object& loss,
-                                         double* value) {
+                                         double* value, int states = -1) {
   const PyScene& s = *t.owner;
-  const int states = static_cast<int>(t.trajectory->reports().size()) + 1;
+  if (states < 0) states = static_cast<int>(t.trajectory->reports().size()) + 1;
   if (loss.is_none()) return scene_loss(s);
   if (py::isinstance<py::tuple>(loss) || py::isinstance<py::list>(loss)) {
     const py::sequence pair = loss;
@@ -271,11 +271,16 @@ void bind_scene(py::module_& m) {
             std::shared_ptr<const Loss> l;
             if (loss.is_none()) {
               l = scene_loss(*s);
-            } else {
-              // A loss given by its cotangents needs the trajectory they belong to.
+            } else if (PyCallable_Check(loss.ptr())) {
+              // A loss function is evaluated on the trajectory, for its value and cotangents.
               const PyTrajectory t{
                   s, std::make_shared<const Trajectory>(simulate(*s->sim, r.rollout))};
               l = resolve_loss(t, loss, &value);
+            } else {
+              // Given cotangents need only the number of states.
+              const PyTrajectory none{s, nullptr};
+              l = resolve_loss(none, loss, &value,
+                               r.rollout.static_solve ? 2 : r.rollout.steps + 1);
             }
             const GradientResult g = tangent_gradient(*s->sim, r.rollout, *l, ps);
             return py::make_tuple(

@@ -203,3 +203,15 @@ def test_the_least_squares_example_matches_softgrad_sysid(tmp_path):
     for i, p in enumerate(report["parameters"]):
         assert theta[i] == pytest.approx(p["estimate"], rel=1e-5)
         assert stddev[i] == pytest.approx(p["stddev"], rel=1e-3)
+
+
+def test_cotangents_give_the_same_gradient_by_tangent_and_adjoint():
+    scene = softgrad.load(beam_2d(loss=False))
+    rollout = scene.rollout()
+    rng = np.random.default_rng(8)
+    shape = (scene.steps + 1, scene.n_vertices, 2)
+    cotangents = (rng.normal(size=shape), rng.normal(size=shape))
+    value, grad = scene.gradient(scene.simulate(rollout), ["youngs", "v0"], loss=cotangents)
+    by_tangent_value, by_tangent = scene.tangent(rollout, ["youngs", "v0"], loss=cotangents)
+    assert by_tangent_value == pytest.approx(value, rel=1e-12)
+    assert np.allclose(by_tangent, grad, rtol=1e-7, atol=1e-12 * np.abs(grad).max())
