@@ -12,5 +12,7 @@ void bind_scene(pybind11::module_& m);
 void bind_rollout(pybind11::module_& m);
 /// _EnvBatch: locomotion environments stepped together (env_bindings.cpp).
 void bind_env(pybind11::module_& m);
+/// _train, _compare and _sysid: the command line's subcommands (command_bindings.cpp).
+void bind_commands(pybind11::module_& m);
 
 }  // namespace softgrad::python

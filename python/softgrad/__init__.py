@@ -10,12 +10,14 @@
 Arrays in are checked and copied; arrays out are NumPy copies (the simulator keeps its own
 states). Bad input raises ValueError with softgrad's message; a Newton step that does not
 converge raises softgrad.ConvergenceError (with .step and .residual). softgrad.torch holds the
-PyTorch layers.
+PyTorch layers. train, compare and sysid run what the command line's subcommands run: the same
+files, and the summary they write returned as a dict.
 """
 
 import json as _json
 import os as _os
 
+from . import _softgrad
 from ._softgrad import (  # noqa: F401
     ConvergenceError,
     Rollout,
@@ -36,3 +38,38 @@ def load(scene, origin=None):
     if isinstance(scene, (str, _os.PathLike)):
         return Scene(_os.fspath(scene))
     raise TypeError(f"softgrad.load: expected a path or a dict, got {type(scene).__name__}")
+
+
+def _scene(scene):
+    return scene if isinstance(scene, Scene) else load(scene)
+
+
+def train(scene, out=None, iterations=None, resume=False, solver=None, threads=0, quiet=False,
+          verbose=False):
+    """`softgrad train`: the locomotion scene's controller trained by gradients through the
+    simulator. Writes loss.csv, loss.svg, best_controller.json, best_parameters.txt, the rollout
+    and summary.json into `out` (default: the scene's output folder); returns summary.json.
+    `scene` is a Scene, a path or a dict."""
+    return _softgrad._train(_scene(scene), out, iterations, resume, solver, threads, quiet,
+                            verbose)
+
+
+def compare(scene, budget=None, out=None, solver=None, threads=0, quiet=False, verbose=False):
+    """`softgrad compare`: gradient training against PPO and OpenAI-ES on the same episodes,
+    `budget` simulated steps each (default: the scene's compare.budget). Writes compare.csv,
+    compare.json and compare.svg into `out`; returns compare.json."""
+    return _softgrad._compare(_scene(scene), budget, out, solver, threads, quiet, verbose)
+
+
+def sysid(scene, data=(), out="out/sysid", params=(), method=None, max_iterations=0, starts=0,
+          threads=0, quiet=False, verbose=False):
+    """`softgrad sysid`: the scene's parameters identified from recordings of its markers
+    (`data`: CSV paths of the scene; none: the recordings its sysid.experiments list). `params`
+    replaces the scene's sysid block, `method` is "lm" or "lbfgs". Writes report.json and fit.svg
+    into `out`; returns report.json (estimates, standard deviations, residuals)."""
+    if isinstance(data, (str, _os.PathLike)):
+        data = [data]
+    if isinstance(params, str):
+        params = [params]
+    return _softgrad._sysid(_scene(scene), [_os.fspath(d) for d in data], _os.fspath(out),
+                            list(params), method, max_iterations, starts, threads, quiet, verbose)

@@ -8,12 +8,14 @@
 #include <memory>
 #include <ostream>
 #include <sstream>
+#include <utility>
 
 #include "app/cli.hpp"
 #include "app/commands.hpp"
 #include "app/frame_writer.hpp"
 #include "app/gradient_problem.hpp"
 #include "app/locomotion_problem.hpp"
+#include "app/scene_commands.hpp"
 #include "app/summary.hpp"
 #include "softgrad/config.hpp"
 #include "softgrad/errors.hpp"
@@ -31,8 +33,7 @@ using Clock = std::chrono::steady_clock;
 
 struct CompareArgs {
   std::string scene;
-  SceneOverrides overrides;
-  long budget = 0;  ///< 0: the scene's compare.budget
+  CompareSettings settings;
 };
 
 /// One method's run.
@@ -260,10 +261,12 @@ std::string report_text(const LocomotionProblem& p, long budget, const std::vect
   return os.str();
 }
 
-int execute(const CompareArgs& args, const Console& c) {
+}  // namespace
+
+json compare_scene(Scene scene, const CompareSettings& args, const Console& c) {
   LogRedirect logs(c, args.overrides.verbosity());
   apply_threads(args.overrides.threads);
-  LocomotionProblem p = load_locomotion_problem(args.scene, args.overrides);
+  LocomotionProblem p = locomotion_problem(std::move(scene), args.overrides);
   const Locomotion& loc = p.locomotion();
   const long budget = args.budget > 0          ? args.budget
                       : loc.compare.budget > 0 ? loc.compare.budget
@@ -292,7 +295,7 @@ int execute(const CompareArgs& args, const Console& c) {
       {"command", "compare"},
       {"softgrad_version", SOFTGRAD_VERSION},
       {"scene", p.scene.name},
-      {"scene_file", args.scene},
+      {"scene_file", p.scene.file.string()},
       {"creature", loc.generator},
       {"episode_steps", p.episode_steps()},
       {"dt", p.scene.options.dt},
@@ -306,23 +309,21 @@ int execute(const CompareArgs& args, const Console& c) {
       {"gradient_steps_to_ppo_best", steps_json(v.grad_to_ppo_best)},
       {"ppo_over_gradient_steps", std::isnan(v.ratio) ? json(nullptr) : json(v.ratio)},
       {"methods", methods}};
-  if (!leader) return kExitOk;
+  if (!leader) return summary;
   write_files(dir, runs, summary, p.scene.name);
   c.out << report_text(p, budget, runs, v) << "  output: " << dir.string()
         << " (compare.csv, compare.json, compare.svg)\n"
         << std::flush;
-  return kExitOk;
+  return summary;
 }
-
-}  // namespace
 
 Command add_compare_command(CLI::App& program) {
   auto args = std::make_shared<CompareArgs>();
   CLI::App* cmd = program.add_subcommand(
       "compare", "Gradient-based training against PPO and OpenAI-ES on a locomotion scene");
   cmd->add_option("scene", args->scene, "Scene file (JSON) with a creature")->required();
-  add_common_options(*cmd, args->overrides);
-  cmd->add_option("-b,--budget", args->budget,
+  add_common_options(*cmd, args->settings.overrides);
+  cmd->add_option("-b,--budget", args->settings.budget,
                   "Simulated steps per method (default: the scene's compare.budget)")
       ->check(CLI::Range(1L, 1000000000L));
   cmd->footer(
@@ -331,7 +332,10 @@ Command add_compare_command(CLI::App& program) {
       "counted, the baselines' evaluation episodes neither). Rewards are distances travelled\n"
       "[m]. Writes compare.csv, compare.json and compare.svg into OUT and prints, per method,\n"
       "the steps it needs to reach 90% of the best reward any method reaches.\n");
-  return {cmd, [args](const Console& c) { return execute(*args, c); }};
+  return {cmd, [args](const Console& c) {
+            compare_scene(load_scene(args->scene), args->settings, c);
+            return kExitOk;
+          }};
 }
 
 }  // namespace softgrad::app

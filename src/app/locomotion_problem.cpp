@@ -2,19 +2,20 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <utility>
 
 #include "app/frame_writer.hpp"
+#include "app/scene_commands.hpp"
 #include "softgrad/errors.hpp"
 #include "softgrad/plot.hpp"
 
 namespace softgrad::app {
 
-LocomotionProblem load_locomotion_problem(const std::string& file,
-                                          const SceneOverrides& overrides) {
+LocomotionProblem locomotion_problem(Scene scene, const SceneOverrides& overrides) {
   LocomotionProblem p;
-  p.scene = load_scene(file);
+  p.scene = std::move(scene);
   if (!p.scene.locomotion)
-    throw InputError(file +
+    throw InputError(scene_label(p.scene) +
                      ": not a locomotion scene: it needs a \"creature\" (see "
                      "'softgrad scene-help' and scenes/biped_2d.json)");
   apply_overrides(overrides, p.scene);

@@ -27,10 +27,9 @@ struct LocomotionProblem {
   int episode_steps() const { return rollout.steps; }
 };
 
-/// Loads `file` with `overrides` (--out, --solver, --threads).
-/// @throws InputError if the scene has no "creature" (it is not a locomotion scene), or as
-///         load_scene does.
-LocomotionProblem load_locomotion_problem(const std::string& file, const SceneOverrides& overrides);
+/// The loaded `scene` with `overrides` (--out, --solver, --threads).
+/// @throws InputError if the scene has no "creature" (it is not a locomotion scene).
+LocomotionProblem locomotion_problem(Scene scene, const SceneOverrides& overrides);
 
 /// The scene's train settings as TrainOptions (`iterations` replaces its count when >= 0).
 TrainOptions train_options(const Locomotion& locomotion, int iterations = -1);

@@ -4,9 +4,11 @@
 #include <filesystem>
 #include <memory>
 #include <ostream>
+#include <utility>
 
 #include "app/cli.hpp"
 #include "app/commands.hpp"
+#include "app/scene_commands.hpp"
 #include "app/scene_overrides.hpp"
 #include "app/summary.hpp"
 #include "app/sysid_report.hpp"
@@ -17,26 +19,23 @@
 namespace softgrad::app {
 namespace {
 
+using json = nlohmann::ordered_json;
+
 struct SysIdArgs {
   std::string scene;
-  std::vector<std::string> data;    ///< --data: recordings (CSV) of the scene
-  std::string out = "out/sysid";    ///< --out: report.json and fit.svg go here
-  std::vector<std::string> params;  ///< --params (empty: the scene's "sysid" block)
-  std::string method;               ///< --method ("": the scene's)
-  int max_iterations = 0;           ///< --max-iterations (0: the scene's)
-  int starts = 0;                   ///< --starts (0: the scene's)
-  int threads = 0;
+  SysIdSettings settings;
   bool quiet = false;
   bool verbose = false;
 };
 
 /// The recordings of --data (each of the scene itself), else the scene's sysid experiments.
-std::vector<MarkerExperiment> experiments(const SysIdArgs& args) {
-  MarkerScene base = load_marker_scene(args.scene);
+std::vector<MarkerExperiment> experiments(Scene scene, const SysIdSettings& args) {
+  const std::string what = scene_label(scene);
+  MarkerScene base = marker_scene(std::move(scene), what);
   std::vector<MarkerExperiment> runs;
   if (!args.data.empty()) {
     for (const std::string& data : args.data) {
-      MarkerScene p = marker_scene(base.scene, args.scene);
+      MarkerScene p = marker_scene(base.scene, what);
       Recording rec = read_scene_recording(data, p);
       runs.push_back({data, std::move(p), std::move(rec)});
     }
@@ -44,7 +43,7 @@ std::vector<MarkerExperiment> experiments(const SysIdArgs& args) {
   }
   const int n = static_cast<int>(base.scene.sysid.experiments.size());
   if (n == 0)
-    throw InputError(args.scene +
+    throw InputError(what +
                      ": no recording: give --data FILE, or list recordings of the scene in "
                      "/sysid/experiments");
   for (int k = 0; k < n; ++k) {
@@ -56,13 +55,15 @@ std::vector<MarkerExperiment> experiments(const SysIdArgs& args) {
   return runs;
 }
 
-int execute(const SysIdArgs& args, const Console& c) {
-  const Verbosity verbosity =
-      args.quiet ? Verbosity::Quiet : (args.verbose ? Verbosity::Verbose : Verbosity::Normal);
-  LogRedirect logs(c, verbosity);
+}  // namespace
+
+json sysid_scene(Scene scene, const SysIdSettings& args, const Console& c) {
+  LogRedirect logs(c, args.verbosity);
   apply_threads(args.threads);
-  std::vector<MarkerExperiment> runs = experiments(args);
+  std::vector<MarkerExperiment> runs = experiments(std::move(scene), args);
   SysIdOptions options = sysid_options(runs.front().scene, args.params);
+  if (!args.method.empty() && args.method != "lm" && args.method != "lbfgs")
+    throw InputError("sysid: unknown method '" + args.method + "' (known: lm, lbfgs)");
   if (!args.method.empty())
     options.method = args.method == "lbfgs" ? SysIdMethod::Lbfgs : SysIdMethod::LevenbergMarquardt;
   if (args.max_iterations > 0) options.max_iterations = args.max_iterations;
@@ -74,20 +75,19 @@ int execute(const SysIdArgs& args, const Console& c) {
     fit.push_back({e.scene.scene.model, e.scene.sim->options(), e.scene.rollout, e.scene.markers,
                    e.recording});
   const SysIdReport report = identify(fit, options);
-  if (TaskPool().rank() != 0) return kExitOk;  // an MPI run: the first process reports
+  json result = sysid_report_json(runs, report);
+  if (TaskPool().rank() != 0) return result;  // an MPI run: the first process reports
 
   const std::filesystem::path dir = args.out;
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
   if (ec) throw InputError(dir.string() + ": cannot create the output folder: " + ec.message());
-  write_json_file(dir / "report.json", sysid_report_json(runs, report));
+  write_json_file(dir / "report.json", result);
   write_fit_plot((dir / "fit.svg").string(), runs, report);
   c.out << sysid_summary(runs, report) << "  report: " << (dir / "report.json").string()
         << "\n  plot:   " << (dir / "fit.svg").string() << std::endl;
-  return kExitOk;
+  return result;
 }
-
-}  // namespace
 
 Command add_sysid_command(CLI::App& program) {
   auto args = std::make_shared<SysIdArgs>();
@@ -96,26 +96,26 @@ Command add_sysid_command(CLI::App& program) {
   cmd->add_option("SCENE", args->scene, "Scene file (.json) with \"markers\" and \"sysid\"")
       ->type_name("FILE")
       ->required();
-  cmd->add_option("-d,--data", args->data,
+  cmd->add_option("-d,--data", args->settings.data,
                   "Recording: CSV of time,marker,x,y(,z); several --data fit them together "
                   "(default: the recordings the scene's /sysid/experiments list)")
       ->type_name("FILE");
-  cmd->add_option("-o,--out", args->out, "Folder for report.json and fit.svg")
+  cmd->add_option("-o,--out", args->settings.out, "Folder for report.json and fit.svg")
       ->type_name("DIR")
       ->capture_default_str();
-  cmd->add_option("--params", args->params,
+  cmd->add_option("--params", args->settings.params,
                   "Parameters to identify instead of the scene's sysid block (from the scene's "
                   "values)")
       ->delimiter(',');
-  cmd->add_option("--method", args->method, "Solver (default: the scene's sysid.method)")
+  cmd->add_option("--method", args->settings.method, "Solver (default: the scene's sysid.method)")
       ->check(CLI::IsMember({"lm", "lbfgs"}));
-  cmd->add_option("--starts", args->starts,
+  cmd->add_option("--starts", args->settings.starts,
                   "Fits from this many starting points side by side, the best kept (default: "
                   "the scene's sysid.starts)")
       ->check(CLI::Range(1, 100000));
-  cmd->add_option("--max-iterations", args->max_iterations, "Solver iteration limit")
+  cmd->add_option("--max-iterations", args->settings.max_iterations, "Solver iteration limit")
       ->check(CLI::Range(1, 100000));
-  cmd->add_option("-j,--threads", args->threads,
+  cmd->add_option("-j,--threads", args->settings.threads,
                   "Threads: of the element loops, and the workers of --starts or of several "
                   "experiments (default: OMP_NUM_THREADS, one worker per core)")
       ->check(CLI::Range(1, 4096));
@@ -130,7 +130,14 @@ Command add_sysid_command(CLI::App& program) {
       "scene's /sysid/experiments, each a patch of the scene) share the parameters.\n"
       "Exit codes: 0 done, 1 bad input (scene, recording: file and line), 2 a forward\n"
       "Newton solve failed, 3 internal error.\n");
-  return {cmd, [args](const Console& c) { return execute(*args, c); }};
+  return {cmd, [args](const Console& c) {
+            SysIdSettings settings = args->settings;
+            settings.verbosity = args->quiet     ? Verbosity::Quiet
+                                 : args->verbose ? Verbosity::Verbose
+                                                 : Verbosity::Normal;
+            sysid_scene(load_scene(args->scene), settings, c);
+            return kExitOk;
+          }};
 }
 
 }  // namespace softgrad::app

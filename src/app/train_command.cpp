@@ -4,11 +4,13 @@
 #include <fstream>
 #include <memory>
 #include <ostream>
+#include <utility>
 
 #include "app/cli.hpp"
 #include "app/commands.hpp"
 #include "app/frame_writer.hpp"
 #include "app/locomotion_problem.hpp"
+#include "app/scene_commands.hpp"
 #include "app/summary.hpp"
 #include "softgrad/config.hpp"
 #include "softgrad/errors.hpp"
@@ -21,9 +23,7 @@ using json = nlohmann::ordered_json;
 
 struct TrainArgs {
   std::string scene;
-  SceneOverrides overrides;  ///< --out, --solver, --threads, --quiet/--verbose
-  int iterations = -1;       ///< -1: the scene's train.iterations
-  bool resume = false;
+  TrainSettings settings;
 };
 
 std::string line(const char* format, double a, double b, double c, double d) {
@@ -67,10 +67,12 @@ json controller_json(const Controller& c, double reward) {
               {"parameters", std::vector<double>(psi.data(), psi.data() + psi.size())}};
 }
 
-int execute(const TrainArgs& args, const Console& c) {
+}  // namespace
+
+json train_scene(Scene scene, const TrainSettings& args, const Console& c) {
   LogRedirect logs(c, args.overrides.verbosity());
   apply_threads(args.overrides.threads);
-  LocomotionProblem p = load_locomotion_problem(args.scene, args.overrides);
+  LocomotionProblem p = locomotion_problem(std::move(scene), args.overrides);
   const Locomotion& loc = p.locomotion();
   const std::filesystem::path dir = p.scene.output.directory;
   create_output_directory(dir);
@@ -88,7 +90,7 @@ int execute(const TrainArgs& args, const Console& c) {
   const ParameterSet params(*p.sim, p.rollout, {"controller"});
   const TrainReport report = train(*p.sim, p.rollout, *p.loss, params, o);
   if (report.history.empty() || report.best.size() == 0)
-    throw InputError(args.scene + ": training did not produce a controller (" + report.termination +
+    throw InputError(scene_label(p.scene) + ": training did not produce a controller (" + report.termination +
                      ")");
   write_curve_files(dir, report, p.scene.name);
   const double reward = -report.best_loss;
@@ -105,7 +107,7 @@ int execute(const TrainArgs& args, const Console& c) {
   json s{{"command", "train"},
          {"softgrad_version", SOFTGRAD_VERSION},
          {"scene", p.scene.name},
-         {"scene_file", args.scene},
+         {"scene_file", p.scene.file.string()},
          {"creature", loc.generator},
          {"n_verts", p.scene.model->n_verts},
          {"n_muscles", loc.creature.n_muscles},
@@ -144,28 +146,29 @@ int execute(const TrainArgs& args, const Console& c) {
         << (every > 0 ? ", rollout.pvd" : "") << (p.scene.model->dim == 2 ? ", gait.svg" : "")
         << ")\n"
         << std::flush;
-  return kExitOk;
+  return s;
 }
-
-}  // namespace
 
 Command add_train_command(CLI::App& program) {
   auto args = std::make_shared<TrainArgs>();
   CLI::App* cmd = program.add_subcommand(
       "train", "Train a locomotion scene's controller by gradients through the simulator");
   cmd->add_option("scene", args->scene, "Scene file (JSON) with a creature")->required();
-  add_common_options(*cmd, args->overrides);
-  cmd->add_option("-n,--iterations", args->iterations,
+  add_common_options(*cmd, args->settings.overrides);
+  cmd->add_option("-n,--iterations", args->settings.iterations,
                   "Optimiser iterations (default: the scene's train.iterations)")
       ->check(CLI::Range(0, 1000000));
-  cmd->add_flag("--resume", args->resume,
+  cmd->add_flag("--resume", args->settings.resume,
                 "Start from OUT/best_parameters.txt if it exists (a previous run's best)");
   cmd->footer(
       "Writes into OUT: loss.csv and loss.svg (reward = distance travelled, per iteration and\n"
       "against simulated steps), best_controller.json and best_parameters.txt, a rollout with\n"
       "the best controller (rollout.pvd; gait.svg in 2D) and summary.json. Exit codes: 0 done,\n"
       "1 bad input or arguments, 3 internal error.\n");
-  return {cmd, [args](const Console& c) { return execute(*args, c); }};
+  return {cmd, [args](const Console& c) {
+            train_scene(load_scene(args->scene), args->settings, c);
+            return kExitOk;
+          }};
 }
 
 }  // namespace softgrad::app

@@ -1,0 +1,87 @@
+"""softgrad.train, compare and sysid: what the command line's subcommands give, from Python."""
+
+import csv
+import json
+import os
+import subprocess
+
+import pytest
+import softgrad
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+EXE = os.environ.get("SOFTGRAD_EXE", os.path.join(ROOT, "build", "softgrad"))
+BIPED = os.path.join(ROOT, "scenes", "biped_2d.json")
+CANTILEVER = os.path.join(ROOT, "scenes", "cantilever_sysid.json")
+NOISY = os.path.join(ROOT, "scenes", "data", "cantilever_noisy.csv")
+
+
+def cli(*args):
+    subprocess.run([EXE, *args, "--quiet"], check=True, stdout=subprocess.DEVNULL)
+
+
+def rows(path):
+    with open(path) as f:
+        return [{k: v for k, v in r.items() if k != "seconds"} for r in csv.DictReader(f)]
+
+
+def test_train_gives_the_cli_s_curve_and_summary(tmp_path):
+    cli("train", BIPED, "--iterations", "3", "--out", str(tmp_path / "cli"))
+    summary = softgrad.train(BIPED, out=str(tmp_path / "py"), iterations=3, quiet=True)
+    with open(tmp_path / "cli" / "summary.json") as f:
+        expected = json.load(f)
+    with open(tmp_path / "py" / "summary.json") as f:
+        assert json.load(f) == summary
+    for key in ("initial_reward_m", "best_reward_m", "rollout_reward_m", "simulated_steps",
+                "best_iteration", "n_parameters", "termination"):
+        assert summary[key] == expected[key], key
+    assert summary["best_reward_m"] > summary["initial_reward_m"]
+    assert rows(tmp_path / "py" / "loss.csv") == rows(tmp_path / "cli" / "loss.csv")
+    for name in ("best_controller.json", "best_parameters.txt", "loss.svg", "gait.svg"):
+        assert (tmp_path / "py" / name).is_file(), name
+
+
+def test_train_resumes_from_its_checkpoint_and_accepts_a_loaded_scene(tmp_path):
+    scene = softgrad.load(BIPED)
+    first = softgrad.train(scene, out=str(tmp_path), iterations=2, quiet=True)
+    again = softgrad.train(scene, out=str(tmp_path), iterations=1, resume=True, quiet=True)
+    assert again["resumed"] and again["initial_reward_m"] == pytest.approx(first["best_reward_m"])
+
+
+def test_compare_gives_the_cli_s_rewards(tmp_path):
+    budget = "2000"  # 20 episodes per method: two iterations of PPO's and ES's 8 episodes
+    cli("compare", BIPED, "--budget", budget, "--out", str(tmp_path / "cli"))
+    summary = softgrad.compare(BIPED, budget=int(budget), out=str(tmp_path / "py"), quiet=True)
+    with open(tmp_path / "cli" / "compare.json") as f:
+        expected = json.load(f)
+    assert [m["method"] for m in summary["methods"]] == [m["method"] for m in expected["methods"]]
+    for got, want in zip(summary["methods"], expected["methods"]):
+        assert got["best_reward_m"] == want["best_reward_m"], got["method"]
+        assert got["steps_used"] == want["steps_used"] > 0, got["method"]
+    assert summary["budget_steps"] == 2000
+    assert (tmp_path / "py" / "compare.svg").is_file()
+
+
+def test_sysid_gives_the_cli_s_estimates(tmp_path):
+    cli("sysid", CANTILEVER, "--data", NOISY, "--out", str(tmp_path / "cli"))
+    report = softgrad.sysid(CANTILEVER, data=NOISY, out=str(tmp_path / "py"), quiet=True)
+    with open(tmp_path / "cli" / "report.json") as f:
+        expected = json.load(f)
+    assert [p["name"] for p in report["parameters"]] == ["youngs", "damping.alpha"]
+    for got, want in zip(report["parameters"], expected["parameters"]):
+        assert got["estimate"] == want["estimate"] and got["stddev"] == want["stddev"]
+    assert report["rms_after"] < 0.25 * report["rms_before"]
+    assert (tmp_path / "py" / "fit.svg").is_file()
+
+
+def test_commands_refuse_bad_input_with_the_cli_s_messages(tmp_path):
+    with pytest.raises(ValueError, match="not a locomotion scene"):
+        softgrad.train(CANTILEVER, out=str(tmp_path), iterations=1, quiet=True)
+    with pytest.raises(ValueError, match="unknown method 'newton'"):
+        softgrad.sysid(CANTILEVER, data=NOISY, out=str(tmp_path), method="newton", quiet=True)
+    with pytest.raises(ValueError, match="missing.csv"):
+        softgrad.sysid(CANTILEVER, data=str(tmp_path / "missing.csv"), out=str(tmp_path),
+                       quiet=True)
+    with pytest.raises(ValueError, match="budget"):
+        softgrad.compare(BIPED, budget=10, out=str(tmp_path), quiet=True)
+    with pytest.raises(ValueError, match="exclude each other"):
+        softgrad.train(BIPED, out=str(tmp_path), iterations=1, quiet=True, verbose=True)
