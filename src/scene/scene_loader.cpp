@@ -195,9 +195,10 @@ void read_boundary(const ObjectReader& top, Model& model) {
   }
 }
 
-// Gravity plus the body accelerations of /forces as one gravity term, and the point forces of
-// /forces as one external-force term (if there are any).
-void add_loads(const ObjectReader& top, Eigen::VectorXd g, Model& model) {
+// Gravity plus the body accelerations of /forces as one gravity term, the point forces of
+// /forces as one external-force term (if there are any), and each "steps" entry as a per-step
+// force term "forces:<i>" (its parameter "forces:<i>.force", one value per step, vertex, axis).
+void add_loads(const ObjectReader& top, Eigen::VectorXd g, int n_steps, Model& model) {
   Eigen::VectorXd f = Eigen::VectorXd::Zero(model.n_dofs());
   bool point_forces = false;
   const std::vector<const Json*> entries = top.list("forces");
@@ -205,21 +206,36 @@ void add_loads(const ObjectReader& top, Eigen::VectorXd g, Model& model) {
     const ObjectReader force(top.source(), *entries[i], "/forces/" + std::to_string(i),
                              schema::force);
     const std::string type = force.string("type");
-    const bool point = type == "point";
-    for (const auto& [key, wanted] : {std::pair{"region", point}, std::pair{"force", point},
-                                      std::pair{"acceleration", !point}}) {
+    const bool on_region = type != "body";
+    for (const auto& [key, wanted] :
+         {std::pair{"region", on_region}, std::pair{"force", type == "point"},
+          std::pair{"acceleration", !on_region}}) {
       if (wanted && !force.has(key))
         force.fail(key, "missing key '" + std::string(key) + "', required for type '" + type + "'");
-      if (!wanted && force.has(key))
+      if (!wanted && force.has(key) && !(type == "steps" && std::string(key) == "force"))
         force.fail(key, "'" + std::string(key) + "' does not apply to type '" + type + "'");
     }
     if (type == "body") {
       g += force.vector("acceleration", model.dim, {});
       continue;
     }
+    const Eigen::VectorXd per_vertex =
+        force.vector("force", model.dim, Eigen::VectorXd::Zero(model.dim));
+    const std::vector<int> vertices = detail::select_region(force, "region", model);
+    if (type == "steps") {
+      std::vector<int> dofs;
+      std::vector<double> values;
+      for (const int v : vertices)
+        for (int k = 0; k < model.dim; ++k) dofs.push_back(v * model.dim + k);
+      for (int n = 0; n < n_steps; ++n)
+        for (size_t d = 0; d < vertices.size(); ++d)
+          values.insert(values.end(), per_vertex.data(), per_vertex.data() + model.dim);
+      add_step_forces(model, "forces:" + std::to_string(i), std::move(dofs), n_steps,
+                      std::move(values));
+      continue;
+    }
     point_forces = true;
-    const Eigen::VectorXd per_vertex = force.vector("force", model.dim, {});
-    for (const int v : detail::select_region(force, "region", model))
+    for (const int v : vertices)
       f.segment(static_cast<Eigen::Index>(v) * model.dim, model.dim) += per_vertex;
   }
   add_gravity(model, g);
@@ -260,7 +276,7 @@ Scene build_scene(const Json& j, const Source& src, const std::filesystem::path&
     for (size_t i = 0; i < bodies.size(); ++i)
       detail::add_scene_body(src, *bodies[i], static_cast<int>(i), *model);
     add_elastic_terms(*model);
-    add_loads(top, gravity, *model);
+    add_loads(top, gravity, scene.static_solve ? 1 : scene.steps, *model);
   }
   if (alpha > 0 || beta > 0) add_damping(*model, alpha, beta);
   read_boundary(top, *model);

@@ -233,11 +233,14 @@ constexpr KeySpec kForceKeys[] = {
      Choice,
      "",
      {},
-     "point|body",
+     "point|body|steps",
      nullptr,
-     "point: a force on each vertex of a region; body: an acceleration on all mass"},
-    {"region", Object, "", {}, "", "", "the loaded vertices (point only, required)"},
-    {"force", Vector, "N", kAnyNumber, "", "", "force on each selected vertex (point only)"},
+     "point: a force on each vertex of a region; body: an acceleration on all mass; steps: a "
+     "force per step on each vertex of a region, the parameter forces:<i>.force (a control)"},
+    {"region", Object, "", {}, "", "", "the loaded vertices (point and steps, required)"},
+    {"force", Vector, "N", kAnyNumber, "", "",
+     "force on each selected vertex (point: required; steps: every step's initial value, default "
+     "0)"},
     {"acceleration", Vector, "m/s^2", kAnyNumber, "", "", "added to gravity (body only)"},
 };
 

@@ -120,3 +120,40 @@ def test_the_stiffness_field_example_fits_its_two_halves():
     assert history[-1][0] < 0.2 * history[0][0]  # the loss falls
     stiff, soft = history[-1][1], history[-1][2]
     assert stiff > 1.5 * soft  # the fit tells the halves apart (truth 4 and 1 MPa)
+
+
+def pushed_beam(steps, clamped):
+    """The 2D beam with a per-step force on every vertex ("steps"), without gravity."""
+    scene = beam_2d(steps=steps, loss=False)
+    scene["gravity"] = [0, 0]
+    scene["forces"] = [{"type": "steps", "region": {"box": {"min": [-1, -1], "max": [1, 1]}}}]
+    if not clamped:
+        del scene["boundary"]
+    return softgrad.load(scene)
+
+
+def test_per_step_forces_give_a_free_body_their_impulse():
+    # No gravity, no support: the internal forces cancel, so the momentum after the rollout is
+    # dt times the sum of the applied forces, whatever they do to the body's shape.
+    scene = pushed_beam(steps=5, clamped=False)
+    rollout = scene.rollout()
+    assert "forces:0.force" in scene.parameters()
+    forces = torch.from_numpy(np.random.default_rng(3).normal(0, 0.5, (5, scene.n_vertices, 2)))
+    x, v = sgt.simulate(scene, rollout, {"forces:0.force": forces})
+    mass = torch.from_numpy(scene.masses)
+    momentum = mass @ v[-1]
+    assert torch.allclose(momentum, scene.dt * forces.sum(dim=(0, 1)), rtol=1e-9, atol=1e-12)
+    assert not torch.allclose(v[-1], v[-1].mean(0))  # the body deformed as well
+
+
+def test_gradcheck_2d_per_step_forces_and_modulus():
+    scene = pushed_beam(steps=4, clamped=True)
+    rollout = scene.rollout()
+
+    def f(forces, log_youngs):
+        return sgt.simulate(scene, rollout, {"forces:0.force": forces,
+                                             "youngs": 2e4 * torch.exp(log_youngs)})
+
+    forces = torch.from_numpy(np.random.default_rng(4).normal(0, 0.2, (4, scene.n_vertices, 2)))
+    assert gradcheck(f, (forces.requires_grad_(),
+                         torch.tensor(0.0, dtype=f64, requires_grad=True)))

@@ -230,6 +230,27 @@ TEST_CASE("scenes/scene_loader: point forces and body accelerations") {
   CHECK(g[1] == 0.0);
 }
 
+TEST_CASE("scenes/scene_loader: per-step forces are a parameter per step, vertex and axis") {
+  const Scene scene = test::parse(scene_json(R"("time": {"dt": 0.1, "duration": 0.3}, "forces": [
+      {"type": "body", "acceleration": [0, 0, -2]},
+      {"type": "steps", "region": {"indices": [2, 5]}, "force": [1, 2, 3]}])"));
+  const Model& model = *scene.model;
+  REQUIRE(has_term(model, "forces:1"));
+  for (const auto& term : model.terms)
+    if (term->name() == "forces:1") {
+      const Eigen::VectorXd p = term->default_parameters();
+      REQUIRE(p.size() == 3 * 2 * 3);  // steps x vertices x axes, step-major
+      for (int k = 0; k < p.size(); ++k) CHECK(p[k] == 1 + k % 3);
+      REQUIRE(term->parameter_groups().size() == 1);
+      CHECK(term->parameter_groups()[0].name == "force");
+    }
+  // In step 0, W = -f . x on the two vertices: the gradient is -f there, zero elsewhere.
+  const Eigen::VectorXd g = term_gradient(model, "forces:1");
+  CHECK(g.segment<3>(6) == Eigen::Vector3d(-1, -2, -3));
+  CHECK(g.segment<3>(15) == Eigen::Vector3d(-1, -2, -3));
+  CHECK(g.cwiseAbs().sum() == doctest::Approx(12));
+}
+
 TEST_CASE("scenes/scene_loader: force errors name the key") {
   const auto force_error = [](const std::string& force) {
     return error_of(scene_json("\"forces\": [" + force + "]"));
@@ -241,10 +262,15 @@ TEST_CASE("scenes/scene_loader: force errors name the key") {
   CHECK(force_error(R"({"type": "body", "acceleration": [0, 0, 1], "force": [0, 0, 1]})") ==
         "inline.json: /forces/0/force: 'force' does not apply to type 'body'");
   CHECK(force_error(R"({"type": "pressure"})") ==
-        "inline.json: /forces/0/type: unknown value 'pressure'; valid values: point, body");
+        "inline.json: /forces/0/type: unknown value 'pressure'; valid values: point, body, steps");
   CHECK(force_error(R"({"acceleration": [0, 0, 1]})") ==
         "inline.json: /forces/0/type: missing required key 'type' (point: a force on each vertex "
-        "of a region; body: an acceleration on all mass)");
+        "of a region; body: an acceleration on all mass; steps: a force per step on each vertex "
+        "of a region, the parameter forces:<i>.force (a control))");
+  CHECK(force_error(R"({"type": "steps", "force": [0, 0, 1]})") ==
+        "inline.json: /forces/0/region: missing key 'region', required for type 'steps'");
+  CHECK(force_error(R"({"type": "steps", "region": {"indices": [0]}, "acceleration": [0, 0, 1]})") ==
+        "inline.json: /forces/0/acceleration: 'acceleration' does not apply to type 'steps'");
   CHECK(force_error(R"({"type": "point", "region": {"box": {"min": [9, 9, 9], "max": [9, 9, 9]}},
                         "force": [0, 0, 1]})")
             .rfind("inline.json: /forces/0/region: the region selects no vertex", 0) == 0);
