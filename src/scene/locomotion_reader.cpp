@@ -15,6 +15,10 @@ using enum KeyType;
 constexpr Range kOpenUnit{0.0, 1.0, false, false};
 constexpr Range kFromOne{1.0, kInf, true, false};
 constexpr Range kFromTwo{2.0, kInf, true, false};
+// Bounds that keep a policy's or a gait's parameter count (and its memory) sane.
+constexpr Range kLayerSize{1.0, 1024.0, true, true};
+constexpr Range kKeyframes{2.0, 10000.0, true, true};
+constexpr int kMaxHiddenLayers = 8;
 
 constexpr KeySpec kCreatureKeys[] = {
     {"generator",
@@ -64,12 +68,12 @@ constexpr KeySpec kControllerKeys[] = {
      "sine: initial phase of muscle m is phase_step (m mod phase_cycle)"},
     {"phase_cycle", Integer, "", kFromOne, "", "7", "sine: see phase_step"},
     {"offset", Number, "", kAnyNumber, "", "0", "sine: initial offset (tanh^-1 units)"},
-    {"keys", Integer, "", kFromTwo, "", "4", "keyframes: keyframes per period"},
+    {"keys", Integer, "", kKeyframes, "", "4", "keyframes: keyframes per period"},
     {"period", Number, "s", kPositive, "", "0.5",
      "keyframes: the period; mlp: the clock period of the observations"},
     {"init_std", Number, "", kNonNegative, "", "0.5",
      "keyframes, open_loop: initial values N(0, init_std^2), seeded by /train/seed"},
-    {"hidden", Integers, "", kFromOne, "", "[32, 32]", "mlp: hidden layer sizes"},
+    {"hidden", Integers, "", kLayerSize, "", "[32, 32]", "mlp: hidden layer sizes (at most 8)"},
     {"delta", Number, "", kPositive, "", "0.2",
      "mlp (and the baselines' policy): largest activation change per step, tanh^-1 units"},
     {"length_scale", Number, "m", kPositive, "", "0.1",
@@ -117,7 +121,8 @@ constexpr KeySpec kCompareKeys[] = {
     {"es_population", Integer, "", kFromTwo, "", "16", "ES: candidates per iteration (even)"},
     {"es_sigma", Number, "", kPositive, "", "0.05", "ES: perturbation standard deviation"},
     {"es_learning_rate", Number, "", kPositive, "", "0.02", "ES: Adam step"},
-    {"hidden", Integers, "", kFromOne, "", "[32, 32]", "hidden sizes of the baselines' policy"},
+    {"hidden", Integers, "", kLayerSize, "", "[32, 32]",
+     "hidden sizes of the baselines' policy (at most 8)"},
     {"period", Number, "s", kPositive, "", "0.5", "clock period of the baselines' observations"},
 };
 
@@ -186,6 +191,16 @@ Creature build_creature(const ObjectReader& c, const CreatureOptions& o, Locomot
   }
 }
 
+// The "hidden" layer sizes of an MLP (each in kLayerSize by the schema), at most
+// kMaxHiddenLayers of them.
+std::vector<int> hidden_sizes(const ObjectReader& c) {
+  std::vector<int> sizes = c.integers("hidden");
+  if (static_cast<int>(sizes.size()) > kMaxHiddenLayers)
+    c.fail("hidden", std::to_string(sizes.size()) + " hidden layers; at most " +
+                         std::to_string(kMaxHiddenLayers) + " are supported");
+  return sizes;
+}
+
 void read_controller(const ObjectReader& top, const Scene& scene, Locomotion& loc) {
   const ObjectReader c = top.object("controller", schema::controller);
   ControllerSpec& s = loc.controller;
@@ -208,7 +223,7 @@ void read_controller(const ObjectReader& top, const Scene& scene, Locomotion& lo
   s.keys = c.integer("keys");
   s.period = c.number("period");
   s.init_std = c.number("init_std");
-  if (c.has("hidden")) s.hidden = c.integers("hidden");
+  if (c.has("hidden")) s.hidden = hidden_sizes(c);
   s.delta = c.number("delta");
   s.length_scale = c.number("length_scale");
   s.velocity_scale = c.number("velocity_scale");
@@ -242,7 +257,7 @@ void read_training(const ObjectReader& top, const Scene& scene, Locomotion& loc)
     c.fail("es_population", "the population must be even (antithetic pairs)");
   p.es_sigma = c.number("es_sigma");
   p.es_learning_rate = c.number("es_learning_rate");
-  if (c.has("hidden")) p.hidden = c.integers("hidden");
+  if (c.has("hidden")) p.hidden = hidden_sizes(c);
   p.period = c.number("period");
   p.delta = loc.controller.delta;
 }

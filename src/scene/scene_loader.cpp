@@ -8,6 +8,7 @@
 
 #include "bodies.hpp"
 #include "contact_reader.hpp"
+#include "json_checks.hpp"
 #include "locomotion_reader.hpp"
 #include "object_reader.hpp"
 #include "regions.hpp"
@@ -306,6 +307,7 @@ Scene parse_scene(const std::string& json_text, const std::filesystem::path& ori
   } catch (const Json::out_of_range& e) {
     fail_overflow(src, json_text, e);
   }
+  detail::check_json_structure(src, json_text);
   return build_scene(j, src, origin);
 }
 

@@ -158,6 +158,17 @@ TEST_CASE("scenes/locomotion_reader: bad controller, task and training keys") {
                     "inline.json: /controller/a_max: "));
   CHECK(starts_with(error_of(creature_json(R"("controller": {"type": "keyframes", "keys": 1})")),
                     "inline.json: /controller/keys: "));
+  // Sizes that would overflow a parameter count or exhaust memory are refused by name.
+  CHECK(starts_with(
+      error_of(creature_json(R"("controller": {"type": "mlp", "hidden": [1999999999]})")),
+      "inline.json: /controller/hidden/0: "));
+  CHECK(starts_with(
+      error_of(creature_json(R"("controller": {"type": "keyframes", "keys": 1999999999})")),
+      "inline.json: /controller/keys: "));
+  CHECK(error_of(creature_json(R"("controller": {"type": "mlp", "hidden": [4,4,4,4,4,4,4,4,4]})")) ==
+        "inline.json: /controller/hidden: 9 hidden layers; at most 8 are supported");
+  CHECK(starts_with(error_of(creature_json(R"("compare": {"hidden": [5000]})")),
+                    "inline.json: /compare/hidden/0: "));
   CHECK(error_of(creature_json(R"("task": {"direction": [0, 0]})")) ==
         "inline.json: /task/direction: the direction must be non-zero");
   CHECK(starts_with(error_of(creature_json(R"("task": {"direction": [1, 0, 0]})")),

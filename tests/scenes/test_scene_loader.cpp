@@ -276,6 +276,26 @@ TEST_CASE("scenes/scene_loader: force errors name the key") {
             .rfind("inline.json: /forces/0/region: the region selects no vertex", 0) == 0);
 }
 
+TEST_CASE("scenes/scene_loader: deep nesting and repeated keys are refused by pointer") {
+  // 100,000 levels: the parser copes, but messages describing such a value would recurse.
+  const std::string deep = std::string(100000, '[') + std::string(100000, ']');
+  CHECK(error_of(scene_json("\"description\": " + deep)) ==
+        "inline.json: /description/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/"
+        "0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0: lists and objects nested "
+        "more than 64 levels deep (no scene needs that many)");
+  CHECK(error_of(scene_json(R"("damping": {"alpha": 0.5, "alpha": 0.1})")) ==
+        "inline.json: /damping/alpha: the key 'alpha' appears twice in this object (JSON keeps "
+        "only the last one; remove the other)");
+  CHECK(error_of(scene_json(R"("forces": [{"type": "body", "acceleration": [0, 0, 1]},
+                                          {"type": "body", "type": "point"}])")) ==
+        "inline.json: /forces/1/type: the key 'type' appears twice in this object (JSON keeps "
+        "only the last one; remove the other)");
+  // The same key in different objects is fine.
+  CHECK_NOTHROW(test::parse(scene_json(R"("damping": {"alpha": 0.5}, "initial": {"velocity": [0, 0, 1]},
+                                          "forces": [{"type": "body", "acceleration": [0, 0, 1]},
+                                                     {"type": "body", "acceleration": [0, 1, 0]}])")));
+}
+
 TEST_CASE("scenes/scene_loader: damping adds a term only when non-zero") {
   CHECK(has_term(*test::parse(scene_json(R"("damping": {"alpha": 0.5})")).model, "damping"));
   CHECK(has_term(*test::parse(scene_json(R"("damping": {"beta": 0.01})")).model, "damping"));
