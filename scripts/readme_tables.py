@@ -79,8 +79,32 @@ def python_overhead():
     return rows
 
 
+def biped_bptt():
+    b = load("biped_bptt")
+    ppo, bptt = b["ppo"], b["bptt"]
+    schedule = "constant" if bptt["schedule"] == "none" else bptt["schedule"]
+    rows = [f"PPO (`softgrad.compare`, {ppo['budget_steps']:,} steps, {ppo['policy']}): best "
+            f"{ppo['best_reward_m']:.3f} m after {ppo['steps_to_its_best']:,} steps. BPTT: "
+            f"{bptt['iterations']} episodes of {b['episode_steps']} steps per seed, Adam "
+            f"(learning rate {bptt['learning_rate']:g}, {schedule}), gradient norm clipped at "
+            f"{bptt['clip']:g}, observations {'normalised' if bptt['normalise'] else 'raw'}. "
+            f"{b['seeds_reaching_ppo_best_10x_sooner']} of {len(b['seeds'])} seeds reach PPO's "
+            f"best with at least 10x fewer simulated steps.",
+            "",
+            "| seed | first reward | best reward | best, replayed by softgrad's rollout | "
+            "steps to PPO's best | PPO's steps / BPTT's |",
+            "|---|---|---|---|---|---|"]
+    for r in b["seeds"]:
+        steps, ratio = r["steps_to_ppo_best"], r["ppo_over_bptt_steps"]
+        reached = "not reached" if steps is None else f"{steps:,}"
+        times = "-" if ratio is None else f"{ratio:.1f}x"
+        rows.append(f"| {r['seed']} | {r['first_reward_m']:.3f} m | {r['best_reward_m']:.3f} m | "
+                    f"{r['replayed_reward_m']:.3f} m | {reached} | {times} |")
+    return rows
+
+
 TABLES = {"locomotion_speed": locomotion_speed, "batch_rollouts": batch_rollouts,
-          "python_overhead": python_overhead}
+          "python_overhead": python_overhead, "biped_bptt": biped_bptt}
 
 
 def main():

@@ -149,12 +149,16 @@ def test_the_bptt_example_runs_and_improves_its_reward(tmp_path):
     sys.path.insert(0, os.path.join(ROOT, "examples", "python"))
     import biped_bptt
 
-    rows = biped_bptt.main(["--iterations", "6", "--steps", "30", "--lr", "3e-3",
-                            "--softgrad", "", "--out", str(tmp_path)])
+    rows, replayed = biped_bptt.main(["--iterations", "6", "--steps", "30", "--out",
+                                      str(tmp_path)])
     assert len(rows) == 6 and all(np.isfinite(r[2]) for r in rows)
     assert max(r[2] for r in rows[1:]) > rows[0][2]  # the gradient steps raise the reward
+    # The best episode's activations replayed by softgrad's own rollout give its reward.
+    assert replayed == pytest.approx(max(r[2] for r in rows), rel=1e-9, abs=1e-12)
     assert (tmp_path / "curve.csv").read_text().startswith("iteration,simulated_steps,reward")
-    assert (tmp_path / "curve.png").stat().st_size > 1000
+    assert (tmp_path / "softgrad_train" / "loss.csv").is_file()  # softgrad.train's curve beside
+    for figure in ("curve.png", "gait.png"):
+        assert (tmp_path / figure).stat().st_size > 1000
 
 
 def test_the_overhead_benchmark_runs_and_writes_its_json(tmp_path):
