@@ -100,10 +100,10 @@ void bind_commands(py::module_& m) {
         return run_command(
             [&](const app::Console& c) { return app::sysid_scene(*s.scene, settings, c); });
       },
-      py::arg("scene"), py::arg("data") = std::vector<std::string>{},
-      py::arg("out") = "out/sysid", py::arg("params") = std::vector<std::string>{},
-      py::arg("method") = py::none(), py::arg("max_iterations") = 0, py::arg("starts") = 0,
-      py::arg("threads") = 0, py::arg("quiet") = false, py::arg("verbose") = false);
+      py::arg("scene"), py::arg("data") = std::vector<std::string>{}, py::arg("out") = "out/sysid",
+      py::arg("params") = std::vector<std::string>{}, py::arg("method") = py::none(),
+      py::arg("max_iterations") = 0, py::arg("starts") = 0, py::arg("threads") = 0,
+      py::arg("quiet") = false, py::arg("verbose") = false);
 }
 
 }  // namespace softgrad::python

@@ -90,8 +90,8 @@ json train_scene(Scene scene, const TrainSettings& args, const Console& c) {
   const ParameterSet params(*p.sim, p.rollout, {"controller"});
   const TrainReport report = train(*p.sim, p.rollout, *p.loss, params, o);
   if (report.history.empty() || report.best.size() == 0)
-    throw InputError(scene_label(p.scene) + ": training did not produce a controller (" + report.termination +
-                     ")");
+    throw InputError(scene_label(p.scene) + ": training did not produce a controller (" +
+                     report.termination + ")");
   write_curve_files(dir, report, p.scene.name);
   const double reward = -report.best_loss;
   write_json_file(dir / "best_controller.json", controller_json(*p.rollout.controller, reward));

@@ -1,6 +1,9 @@
 #include "orient_elements.hpp"
 
+#include <algorithm>
+#include <array>
 #include <cmath>
+#include <map>
 #include <sstream>
 #include <utility>
 
@@ -24,6 +27,25 @@ void orient_elements(Mesh& mesh, const std::vector<ElementOrigin>& origins,
       throw InputError(os.str());
     }
     if (m < 0) std::swap(mesh.elems(e, 0), mesh.elems(e, 1));
+  }
+  reject_repeated_elements(mesh, origins, path);
+}
+
+void reject_repeated_elements(const Mesh& mesh, const std::vector<ElementOrigin>& origins,
+                              const std::string& path) {
+  std::map<std::array<int, 4>, int> seen;
+  for (int e = 0; e < mesh.n_elems(); ++e) {
+    std::array<int, 4> key{-1, -1, -1, -1};
+    for (int k = 0; k <= mesh.dim; ++k) key[k] = mesh.elems(e, k);
+    std::sort(key.begin(), key.end());  // a triangle's unused -1 sorts first
+    const auto [it, inserted] = seen.emplace(key, e);
+    if (inserted) continue;
+    const ElementOrigin& first = origins[it->second];
+    std::ostringstream os;
+    os << path << ":" << origins[e].line << ": element " << origins[e].id
+       << " has the same vertices as element " << first.id << " (line " << first.line
+       << "): a repeated element would double its mass and stiffness; remove one";
+    throw InputError(os.str());
   }
 }
 

@@ -1,5 +1,6 @@
 /// @file orient_elements.hpp
-/// Internal: the readers' last step, making every element positively oriented.
+/// Internal: the readers' last step, making every element positively oriented and refusing
+/// repeated elements.
 #pragma once
 
 #include <string>
@@ -18,8 +19,14 @@ struct ElementOrigin {
 /// Swaps the first two vertices of every negatively oriented element of `mesh`, and rejects an
 /// element whose |signed measure| does not exceed the validate_mesh tolerance with InputError
 /// "<path>:<line>: element <id> is degenerate (signed volume <v>, ...)".
+/// Then rejects repeated elements as reject_repeated_elements does.
 /// @pre indices in range and coordinates finite; origins.size() == mesh.n_elems().
 void orient_elements(Mesh& mesh, const std::vector<ElementOrigin>& origins,
                      const std::string& path);
+
+/// Rejects two elements with the same vertices (in any order) with InputError "<path>:<line>:
+/// element <id> has the same vertices as element <id> (line <l>): ...".
+void reject_repeated_elements(const Mesh& mesh, const std::vector<ElementOrigin>& origins,
+                              const std::string& path);
 
 }  // namespace softgrad::detail

@@ -45,7 +45,8 @@ int read_nodes(const std::string& path, Mesh& mesh) {
   in.expect_end("the .node header");
   const int n_values = mesh.dim + n_attr + n_marker;
 
-  mesh.X.resize(n, mesh.dim);
+  // The rows grow as they are read: the header's count is not trusted with an allocation.
+  std::vector<double> coordinates;
   int base = 0;
   for (int i = 0; i < n; ++i) {
     if (!in.next_line()) {
@@ -73,10 +74,14 @@ int read_nodes(const std::string& path, Mesh& mesh) {
       const double c = in.read_double("a coordinate");
       if (!std::isfinite(c))
         in.fail("vertex " + std::to_string(id) + " has a non-finite coordinate");
-      mesh.X(i, k) = c;
+      coordinates.push_back(c);
     }
   }
   expect_eof(in, n, "vertices");
+  mesh.X.resize(n, mesh.dim);
+  for (int i = 0; i < n; ++i)
+    for (int k = 0; k < mesh.dim; ++k)
+      mesh.X(i, k) = coordinates[static_cast<size_t>(i) * mesh.dim + k];
   return base;
 }
 
@@ -96,14 +101,14 @@ std::vector<detail::ElementOrigin> read_elements(const std::string& path, int ba
   in.expect_end("the .ele header");
 
   const int n_verts = mesh.n_verts();
-  mesh.elems.resize(n, d1);
-  std::vector<detail::ElementOrigin> origins(static_cast<size_t>(n));
+  std::vector<int> vertices;  // grows as read, like the .node rows
+  std::vector<detail::ElementOrigin> origins;
   for (int e = 0; e < n; ++e) {
     if (!in.next_line()) {
       in.fail("unexpected end of file: the header announces " + std::to_string(n) + " " +
               simplex_name(mesh.dim, true) + ", found " + std::to_string(e));
     }
-    origins[e] = {in.line_number(), in.read_int("element id")};
+    origins.push_back({in.line_number(), in.read_int("element id")});
     const int count = in.count_tokens();
     if (count < per_elem) {
       in.fail("expected " + std::to_string(per_elem) + " node indices for a " +
@@ -116,10 +121,13 @@ std::vector<detail::ElementOrigin> read_elements(const std::string& path, int ba
     }
     for (int k = 0; k < per_elem; ++k) {
       const int v = in.read_int_in("vertex index", base, base + n_verts - 1L);
-      if (k < d1) mesh.elems(e, k) = v - base;
+      if (k < d1) vertices.push_back(v - base);
     }
   }
   expect_eof(in, n, simplex_name(mesh.dim, true).c_str());
+  mesh.elems.resize(n, d1);
+  for (int e = 0; e < n; ++e)
+    for (int k = 0; k < d1; ++k) mesh.elems(e, k) = vertices[static_cast<size_t>(e) * d1 + k];
   return origins;
 }
 

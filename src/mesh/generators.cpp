@@ -10,7 +10,11 @@
 namespace softgrad {
 namespace {
 
-// Resolutions >= 1, finite positive sizes, finite origin, and counts that fit in an int.
+// A generated mesh above this size would exhaust memory long before it simulated.
+constexpr long long kMaxGeneratedElements = 100'000'000;
+
+// Resolutions >= 1, finite positive sizes, finite origin, and at most kMaxGeneratedElements
+// vertices and elements.
 template <int d>
 void check_arguments(const char* generator, const std::array<int, d>& n,
                      const Eigen::Matrix<double, d, 1>& size,
@@ -35,10 +39,12 @@ void check_arguments(const char* generator, const std::array<int, d>& n,
     }
     n_verts *= n[k] + 1LL;
     n_elems *= n[k];
-    if (n_verts > INT_MAX || n_elems > INT_MAX) {
-      os << "resolution too large: the mesh would exceed " << INT_MAX << " vertices or elements";
-      throw InputError(os.str());
-    }
+    if (n_verts > kMaxGeneratedElements || n_elems > kMaxGeneratedElements) break;
+  }
+  if (n_verts > kMaxGeneratedElements || n_elems > kMaxGeneratedElements) {
+    os << "resolution too large: the mesh would have more than " << kMaxGeneratedElements
+       << " vertices or elements (tens of GB before the first step)";
+    throw InputError(os.str());
   }
 }
 

@@ -28,8 +28,9 @@ class StructureCheck final : public nlohmann::json_sax<Json> {
     level.at = k;
     if (!level.keys.insert(k).second)
       fail_at(src_, pointer(),
-              "the key '" + k + "' appears twice in this object (JSON keeps only the last one; "
-              "remove the other)");
+              "the key '" + k +
+                  "' appears twice in this object (JSON keeps only the last one; "
+                  "remove the other)");
     return true;
   }
   bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception&) override {
@@ -46,7 +47,8 @@ class StructureCheck final : public nlohmann::json_sax<Json> {
 
   // A value starts: in a list it takes the next index.
   bool value() {
-    if (!stack_.empty() && !stack_.back().object) stack_.back().at = std::to_string(stack_.back().next++);
+    if (!stack_.empty() && !stack_.back().object)
+      stack_.back().at = std::to_string(stack_.back().next++);
     return true;
   }
   bool open(bool object) {

@@ -125,6 +125,11 @@ TEST_CASE("io/generators: invalid resolutions and sizes are input errors naming 
                        "box_tet_mesh: size[1] must be finite and positive, got -1", InputError);
   CHECK_THROWS_AS(box_tet_mesh(1, 1, 1, Eigen::Vector3d(1, 1, NAN)), InputError);
   CHECK_THROWS_AS(box_tet_mesh(2000, 2000, 2000, one), InputError);
+  // Within an int, but about 1.8e9 tetrahedra: refused before any allocation.
+  CHECK_THROWS_WITH_AS(box_tet_mesh(1000, 1000, 300, one),
+                       "box_tet_mesh: resolution too large: the mesh would have more than "
+                       "100000000 vertices or elements (tens of GB before the first step)",
+                       InputError);
   CHECK_THROWS_WITH_AS(rectangle_tri_mesh(3, -2, Eigen::Vector2d(1, 1)),
                        "rectangle_tri_mesh: ny must be >= 1, got -2", InputError);
 }

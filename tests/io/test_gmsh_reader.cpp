@@ -131,6 +131,17 @@ TEST_CASE("io/gmsh_reader: an inverted tetrahedron is reoriented, a flat one is 
                  path + ":13: element 9 is degenerate (signed volume 0"));
 }
 
+TEST_CASE("io/gmsh_reader: a repeated tetrahedron is an error naming both lines") {
+  test::TempDir dir;
+  const std::string path = dir.file("t.msh");
+  write_text(path,
+             "$MeshFormat\n2.2 0 8\n$EndMeshFormat\n$Nodes\n4\n1 0 0 0\n2 1 0 0\n"
+             "3 0 1 0\n4 0 0 1\n$EndNodes\n$Elements\n2\n1 4 0 1 2 3 4\n"
+             "2 4 0 4 3 2 1\n$EndElements\n");
+  CHECK(contains(input_error_of([&] { read_gmsh(path); }),
+                 path + ":14: element 2 has the same vertices as element 1 (line 13)"));
+}
+
 TEST_CASE("io/gmsh_reader: malformed files are errors with file and line") {
   test::TempDir dir;
   const std::string path = dir.file("mesh.msh");

@@ -75,7 +75,7 @@ TEST_CASE("io/tetgen_reader: reads 2D Triangle meshes") {
 TEST_CASE("io/tetgen_reader: an inverted element is reoriented, a flat one is rejected") {
   test::TempDir dir;
   const std::string base = dir.file("t");
-  write_one_tet(base, "2 4 0\n1 2 1 3 4\n2 1 2 3 4\n");
+  write_one_tet(base, "1 4 0\n1 2 1 3 4\n");
   const Mesh m = read_tetgen(base);
   CHECK(test::all_positive(m));
   CHECK(signed_measure(m, 0) == doctest::Approx(1.0 / 6.0));
@@ -83,6 +83,29 @@ TEST_CASE("io/tetgen_reader: an inverted element is reoriented, a flat one is re
   write_one_tet(base, "# two tets\n2 4 0\n1 2 1 3 4\n7 1 2 3 2\n");
   const std::string msg = input_error_of([&] { read_tetgen(base); });
   CHECK(contains(msg, base + ".ele:4: element 7 is degenerate (signed volume 0"));
+}
+
+TEST_CASE("io/tetgen_reader: a repeated element is an error naming both lines") {
+  test::TempDir dir;
+  const std::string base = dir.file("t");
+  write_one_tet(base, "2 4 0\n1 1 2 3 4\n2 3 1 2 4\n");
+  CHECK(contains(input_error_of([&] { read_tetgen(base); }),
+                 base + ".ele:3: element 2 has the same vertices as element 1 (line 2)"));
+}
+
+TEST_CASE("io/tetgen_reader: header counts are not trusted with memory") {
+  // 500 million announced, one given: the end of the file is reached without allocating for the
+  // count (this used to reserve 8 GB first); INT_MAX likewise.
+  test::TempDir dir;
+  const std::string base = dir.file("t");
+  write_one_tet(base, "500000000 4 0\n1 1 2 3 4\n");
+  CHECK(contains(input_error_of([&] { read_tetgen(base); }),
+                 base + ".ele:2: unexpected end of file: the header announces 500000000 "
+                        "tetrahedra, found 1"));
+  write_text(base + ".node", "2147483647 3 0 0\n1 0 0 0\n");
+  CHECK(contains(input_error_of([&] { read_tetgen(base); }),
+                 base + ".node:2: unexpected end of file: the header announces 2147483647 "
+                        "vertices, found 1"));
 }
 
 TEST_CASE("io/tetgen_reader: missing and truncated files are errors with file and line") {

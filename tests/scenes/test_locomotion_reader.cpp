@@ -165,8 +165,9 @@ TEST_CASE("scenes/locomotion_reader: bad controller, task and training keys") {
   CHECK(starts_with(
       error_of(creature_json(R"("controller": {"type": "keyframes", "keys": 1999999999})")),
       "inline.json: /controller/keys: "));
-  CHECK(error_of(creature_json(R"("controller": {"type": "mlp", "hidden": [4,4,4,4,4,4,4,4,4]})")) ==
-        "inline.json: /controller/hidden: 9 hidden layers; at most 8 are supported");
+  CHECK(
+      error_of(creature_json(R"("controller": {"type": "mlp", "hidden": [4,4,4,4,4,4,4,4,4]})")) ==
+      "inline.json: /controller/hidden: 9 hidden layers; at most 8 are supported");
   CHECK(starts_with(error_of(creature_json(R"("compare": {"hidden": [5000]})")),
                     "inline.json: /compare/hidden/0: "));
   CHECK(error_of(creature_json(R"("task": {"direction": [0, 0]})")) ==

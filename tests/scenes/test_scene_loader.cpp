@@ -269,8 +269,9 @@ TEST_CASE("scenes/scene_loader: force errors name the key") {
         "of a region, the parameter forces:<i>.force (a control))");
   CHECK(force_error(R"({"type": "steps", "force": [0, 0, 1]})") ==
         "inline.json: /forces/0/region: missing key 'region', required for type 'steps'");
-  CHECK(force_error(R"({"type": "steps", "region": {"indices": [0]}, "acceleration": [0, 0, 1]})") ==
-        "inline.json: /forces/0/acceleration: 'acceleration' does not apply to type 'steps'");
+  CHECK(
+      force_error(R"({"type": "steps", "region": {"indices": [0]}, "acceleration": [0, 0, 1]})") ==
+      "inline.json: /forces/0/acceleration: 'acceleration' does not apply to type 'steps'");
   CHECK(force_error(R"({"type": "point", "region": {"box": {"min": [9, 9, 9], "max": [9, 9, 9]}},
                         "force": [0, 0, 1]})")
             .rfind("inline.json: /forces/0/region: the region selects no vertex", 0) == 0);
@@ -291,7 +292,8 @@ TEST_CASE("scenes/scene_loader: deep nesting and repeated keys are refused by po
         "inline.json: /forces/1/type: the key 'type' appears twice in this object (JSON keeps "
         "only the last one; remove the other)");
   // The same key in different objects is fine.
-  CHECK_NOTHROW(test::parse(scene_json(R"("damping": {"alpha": 0.5}, "initial": {"velocity": [0, 0, 1]},
+  CHECK_NOTHROW(
+      test::parse(scene_json(R"("damping": {"alpha": 0.5}, "initial": {"velocity": [0, 0, 1]},
                                           "forces": [{"type": "body", "acceleration": [0, 0, 1]},
                                                      {"type": "body", "acceleration": [0, 1, 0]}])")));
 }
