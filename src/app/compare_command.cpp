@@ -4,7 +4,6 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
-#include <fstream>
 #include <memory>
 #include <ostream>
 #include <sstream>
@@ -17,6 +16,7 @@
 #include "app/locomotion_problem.hpp"
 #include "app/scene_commands.hpp"
 #include "app/summary.hpp"
+#include "io/text_output.hpp"
 #include "softgrad/config.hpp"
 #include "softgrad/errors.hpp"
 #include "softgrad/plot.hpp"
@@ -172,12 +172,12 @@ MethodRun run_es(LocomotionProblem& p, long budget, const TaskPool& pool, const 
 
 void write_files(const std::filesystem::path& dir, const std::vector<MethodRun>& runs,
                  const json& summary, const std::string& name) {
-  std::ofstream csv(dir / "compare.csv");
+  std::ostringstream csv;
   csv << "method,simulated_steps,reward\n";
   csv.precision(10);
   for (const MethodRun& m : runs)
     for (const CurveSample& s : m.curve) csv << m.name << "," << s.steps << "," << s.reward << "\n";
-  if (!csv) throw InputError((dir / "compare.csv").string() + ": cannot write");
+  detail::write_file_atomically((dir / "compare.csv").string(), csv.str());
   write_json_file(dir / "compare.json", summary);
   LinePlot linear{name + ": reward (distance travelled per episode) against simulated steps",
                   "simulated steps",

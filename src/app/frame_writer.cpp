@@ -1,6 +1,8 @@
 #include "app/frame_writer.hpp"
 
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <system_error>
 #include <utility>
 
@@ -56,6 +58,19 @@ void create_output_directory(const std::filesystem::path& directory) {
                      "': " + (ec ? ec.message() : "a file of that name exists") +
                      "; choose another one with --out");
   }
+  // A probe file: a read-only file system or a folder without write permission shows here.
+  const std::string probe = (directory / ".softgrad-write-check.tmp").string();
+  std::FILE* f = std::fopen(probe.c_str(), "wb");
+  if (!f)
+    throw InputError("cannot write into the output directory '" + directory.string() +
+                     "': " + std::strerror(errno) + "; choose another one with --out");
+  std::fclose(f);
+  std::remove(probe.c_str());
+}
+
+void prepare_output_file(const std::filesystem::path& file) {
+  const std::filesystem::path folder = file.parent_path();
+  create_output_directory(folder.empty() ? std::filesystem::path(".") : folder);
 }
 
 FrameWriter::FrameWriter(const Model& model, std::filesystem::path directory, std::string name)

@@ -52,7 +52,12 @@ class FrameWriter {
   std::optional<int> last_step_;
 };
 
-/// Creates `directory` and its parents. @throws InputError naming it, with the reason.
+/// Creates `directory` and its parents and checks that a file can be written in it, so that a
+/// command fails before its work rather than after.
+/// @throws InputError naming it, with the reason (no such folder, read-only, no permission).
 void create_output_directory(const std::filesystem::path& directory);
+
+/// The same for the folder of an output file (the working directory if it names none).
+void prepare_output_file(const std::filesystem::path& file);
 
 }  // namespace softgrad::app

@@ -6,6 +6,7 @@
 
 #include "app/cli.hpp"
 #include "app/commands.hpp"
+#include "app/frame_writer.hpp"
 #include "app/gradient_problem.hpp"
 #include "app/summary.hpp"
 
@@ -30,6 +31,7 @@ int execute(const GradArgs& args, const Console& c) {
   LogRedirect logs(c, g.overrides.verbosity());
   apply_threads(g.overrides.threads);
   GradientProblem p = load_gradient_problem(g);
+  if (!args.out.empty()) prepare_output_file(args.out);  // fail now, not after the work
   if (g.overrides.verbose) {
     c.err << "softgrad: " << p.scene.name << ": " << p.scene.model->n_dofs() << " dofs, "
           << p.rollout.steps << " steps, solver " << p.scene.options.linear.kind << ", adjoint "

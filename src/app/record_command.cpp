@@ -6,6 +6,7 @@
 
 #include "app/cli.hpp"
 #include "app/commands.hpp"
+#include "app/frame_writer.hpp"
 #include "app/scene_overrides.hpp"
 #include "app/sysid_scene.hpp"
 
@@ -29,6 +30,7 @@ int execute(const RecordArgs& args, const Console& c) {
   MarkerScene p = load_marker_scene(args.scene);
   if (args.experiment >= 0) p = experiment_scene(p, args.experiment);
   for (const std::string& s : args.settings) apply_setting(s, p);
+  prepare_output_file(args.out);  // fail now, not after the simulation
   const Recording rec = record_markers(p, args.frame_rate, args.noise, args.seed);
   write_recording(args.out, rec, p.markers);
   c.out << p.scene.name << ": " << rec.times.size() << " frames of " << p.markers.size()

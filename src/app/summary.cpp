@@ -1,8 +1,8 @@
 #include "app/summary.hpp"
 
-#include <fstream>
 #include <system_error>
 
+#include "io/text_output.hpp"
 #include "softgrad/config.hpp"
 #include "softgrad/errors.hpp"
 
@@ -110,21 +110,9 @@ json static_summary(const Scene& scene, const StaticResult& r) {
 }
 
 void write_json_file(const std::filesystem::path& path, const json& j) {
-  const std::filesystem::path tmp = path.string() + ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    // Invalid UTF-8 (say in a path) is replaced rather than thrown on.
-    out << j.dump(2, ' ', false, json::error_handler_t::replace) << "\n";
-    out.close();
-    if (!out) throw InputError("cannot write '" + path.string() + "'");
-  }
-  std::error_code ec;
-  std::filesystem::rename(tmp, path, ec);
-  if (ec) {
-    const std::string reason = ec.message();
-    std::filesystem::remove(tmp, ec);
-    throw InputError("cannot write '" + path.string() + "': " + reason);
-  }
+  // Invalid UTF-8 (say in a path) is replaced rather than thrown on.
+  detail::write_file_atomically(path.string(),
+                                j.dump(2, ' ', false, json::error_handler_t::replace) + "\n");
 }
 
 }  // namespace softgrad::app

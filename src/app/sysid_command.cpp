@@ -8,6 +8,7 @@
 
 #include "app/cli.hpp"
 #include "app/commands.hpp"
+#include "app/frame_writer.hpp"
 #include "app/scene_commands.hpp"
 #include "app/scene_overrides.hpp"
 #include "app/summary.hpp"
@@ -74,14 +75,12 @@ json sysid_scene(Scene scene, const SysIdSettings& args, const Console& c) {
   for (const MarkerExperiment& e : runs)
     fit.push_back({e.scene.scene.model, e.scene.sim->options(), e.scene.rollout, e.scene.markers,
                    e.recording});
+  const std::filesystem::path dir = args.out;
+  const bool leader = TaskPool().rank() == 0;  // in an MPI run the first process reports
+  if (leader) create_output_directory(dir);    // fail now, not after the fit
   const SysIdReport report = identify(fit, options);
   json result = sysid_report_json(runs, report);
-  if (TaskPool().rank() != 0) return result;  // an MPI run: the first process reports
-
-  const std::filesystem::path dir = args.out;
-  std::error_code ec;
-  std::filesystem::create_directories(dir, ec);
-  if (ec) throw InputError(dir.string() + ": cannot create the output folder: " + ec.message());
+  if (!leader) return result;
   write_json_file(dir / "report.json", result);
   write_fit_plot((dir / "fit.svg").string(), runs, report);
   c.out << sysid_summary(runs, report) << "  report: " << (dir / "report.json").string()

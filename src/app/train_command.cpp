@@ -1,9 +1,9 @@
 // `softgrad train`: a locomotion scene's controller trained by gradients through the simulator.
 #include <CLI/CLI.hpp>
 #include <cstdio>
-#include <fstream>
 #include <memory>
 #include <ostream>
+#include <sstream>
 #include <utility>
 
 #include "app/cli.hpp"
@@ -12,6 +12,7 @@
 #include "app/locomotion_problem.hpp"
 #include "app/scene_commands.hpp"
 #include "app/summary.hpp"
+#include "io/text_output.hpp"
 #include "softgrad/config.hpp"
 #include "softgrad/errors.hpp"
 #include "softgrad/plot.hpp"
@@ -34,14 +35,13 @@ std::string line(const char* format, double a, double b, double c, double d) {
 
 void write_curve_files(const std::filesystem::path& dir, const TrainReport& r,
                        const std::string& name) {
-  const std::filesystem::path csv = dir / "loss.csv";
-  std::ofstream out(csv);
+  std::ostringstream out;
   out << "iteration,loss,reward,gradient_norm,simulated_steps,seconds\n";
   out.precision(10);
   for (const TrainIteration& it : r.history)
     out << it.iteration << "," << it.loss << "," << -it.loss << "," << it.gradient_norm << ","
         << it.simulated_steps << "," << it.seconds << "\n";
-  if (!out) throw InputError(csv.string() + ": cannot write the learning curve");
+  detail::write_file_atomically((dir / "loss.csv").string(), out.str());
   PlotSeries by_iteration{"reward", {}, {}, false, true}, by_steps = by_iteration;
   for (const TrainIteration& it : r.history) {
     by_iteration.x.push_back(it.iteration);

@@ -8,7 +8,9 @@
 #include <fstream>
 #include <iomanip>
 #include <limits>
+#include <sstream>
 
+#include "../io/text_output.hpp"
 #include "softgrad/adam.hpp"
 #include "softgrad/errors.hpp"
 #include "softgrad/log.hpp"
@@ -154,15 +156,12 @@ const char* to_string(Optimizer optimizer) {
 }
 
 void save_parameters(const std::string& file, const Eigen::VectorXd& theta) {
-  const std::string tmp = file + ".tmp";
-  {
-    std::ofstream out(tmp);
-    if (!out) throw InputError(file + ": cannot write the checkpoint");
-    out << theta.size() << "\n" << std::setprecision(17);
-    for (int i = 0; i < theta.size(); ++i) out << theta[i] << "\n";
-    if (!out) throw InputError(file + ": writing the checkpoint failed");
-  }
-  std::filesystem::rename(tmp, file);  // never leave a half-written checkpoint
+  std::ostringstream out;
+  out << theta.size() << "\n" << std::setprecision(17);
+  for (int i = 0; i < theta.size(); ++i) out << theta[i] << "\n";
+  // Written whole to a temporary file, then renamed: a full disk never truncates the last good
+  // checkpoint.
+  detail::write_file_atomically(file, out.str());
 }
 
 Eigen::VectorXd load_parameters(const std::string& file) {

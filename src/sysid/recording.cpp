@@ -6,6 +6,7 @@
 #include <iomanip>
 #include <sstream>
 
+#include "../io/text_output.hpp"
 #include "softgrad/errors.hpp"
 
 namespace softgrad {
@@ -86,15 +87,14 @@ Recording read_recording(const std::filesystem::path& file, const MarkerSet& mar
 
 void write_recording(const std::filesystem::path& file, const Recording& rec,
                      const MarkerSet& markers) {
-  std::ofstream out(file);
-  if (!out) throw InputError(file.string() + ": cannot write the recording");
+  std::ostringstream out;
   out << "time,marker,x,y" << (markers.dim() == 3 ? ",z" : "") << "\n" << std::setprecision(17);
   for (const auto& o : rec.observations) {
     out << rec.times[o.frame] << "," << markers[o.marker].name;
     for (int k = 0; k < o.position.size(); ++k) out << "," << o.position[k];
     out << "\n";
   }
-  if (!out) throw InputError(file.string() + ": writing the recording failed");
+  detail::write_file_atomically(file.string(), out.str());
 }
 
 SampleAt sample_at(double t, double t0, double dt, int steps) {

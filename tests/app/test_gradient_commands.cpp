@@ -1,6 +1,7 @@
 // `softgrad grad`, `gradcheck` and `params` end to end on a tiny scene with a loss.
 #include <doctest/doctest.h>
 
+#include <filesystem>
 #include <sstream>
 
 #include "app/cli.hpp"
@@ -181,7 +182,9 @@ TEST_CASE("app/gradient_commands: bad input is an error with exit code 1, a fail
       {{"grad", dir.file("g.json"), "--adjoint-solver", "lu"}, "--adjoint-solver"},
       {{"grad", dir.file("g.json"), "--checkpoint", "-1"}, "--checkpoint"},
       {{"gradcheck", dir.file("g.json"), "--step", "0"}, "--step"},
-      {{"grad", dir.file("g.json"), "--out", dir.file("missing/dir/g.json")}, "missing/dir"},
+      // Checked before the work: the folder of --out cannot be made (a file has its name).
+      {{"grad", dir.file("g.json"), "--out", dir.file("g.json/out.json")},
+       "cannot create the output directory"},
       {{"grad", dir.file("missing.json")}, "missing.json: scene file not found"},
   };
   for (const auto& c : cases) {
@@ -191,6 +194,11 @@ TEST_CASE("app/gradient_commands: bad input is an error with exit code 1, a fail
     CHECK(o.err.rfind("softgrad: error: ", 0) == 0);
     CHECK(contains(o.err, c.says));
   }
+  // A folder of --out that does not exist yet is made.
+  const Outcome made = cli({"grad", dir.file("g.json"), "--out", dir.file("new/dir/g.json")});
+  CAPTURE(made.err);
+  CHECK(made.code == 0);
+  CHECK(std::filesystem::is_regular_file(dir.file("new/dir/g.json")));
   // Newton cannot converge in one iteration: the forward run stops, with exit code 2.
   write_text(
       dir.file("stiff.json"),
