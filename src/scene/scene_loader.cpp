@@ -248,8 +248,12 @@ Scene build_scene(const Json& j, const Source& src, const std::filesystem::path&
   Scene scene;
   scene.name = top.has("name") ? top.string("name") : origin.stem().string();
   if (scene.name.empty() && !top.has("name")) scene.name = "scene";
-  if (scene.name.empty() || scene.name.find_first_of("/\\") != std::string::npos)
-    top.fail("name", "the name must be non-empty without '/' or '\\' (it names the output folder)");
+  const bool control = std::any_of(scene.name.begin(), scene.name.end(),
+                                   [](unsigned char c) { return c < 0x20 || c == 0x7f; });
+  if (scene.name.empty() || scene.name.find_first_of("/\\") != std::string::npos || control)
+    top.fail("name",
+             "the name must be non-empty without '/', '\\' or control characters (it names the "
+             "output folder and files)");
   const bool creature = top.has("creature");
   const int dim = creature ? detail::creature_dim(top) : top.integer("dim");
   scene.static_solve = top.string("mode") == "static";
@@ -297,8 +301,15 @@ Scene build_scene(const Json& j, const Source& src, const std::filesystem::path&
 
 }  // namespace
 
-Scene parse_scene(const std::string& json_text, const std::filesystem::path& origin) {
+Scene parse_scene(const std::string& text, const std::filesystem::path& origin) {
   const Source src{origin.string(), origin.parent_path()};
+  // A UTF-8 byte-order mark (some editors write one) is not part of the JSON.
+  const std::string_view bom = "\xEF\xBB\xBF";
+  const std::string json_text =
+      text.compare(0, bom.size(), bom) == 0 ? text.substr(bom.size()) : text;
+  if (const size_t nul = json_text.find('\0'); nul != std::string::npos)
+    throw InputError(text_location(src, json_text, nul) +
+                     ": a NUL byte: a scene is a text file (is this the right file?)");
   Json j;
   try {
     j = Json::parse(json_text);

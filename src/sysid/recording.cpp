@@ -1,16 +1,24 @@
 #include "softgrad/recording.hpp"
 
+#include <algorithm>
+#include <cerrno>
 #include <charconv>
 #include <cmath>
+#include <cstring>
 #include <fstream>
 #include <iomanip>
 #include <sstream>
 
 #include "../io/text_output.hpp"
 #include "softgrad/errors.hpp"
+#include "softgrad/log.hpp"
 
 namespace softgrad {
 namespace {
+
+// Farther than this from the origin a marker is no position (its squares would overflow the
+// residual norms).
+constexpr double kMaxCoordinate = 1e9;
 
 [[noreturn]] void fail(const std::filesystem::path& file, int line, const std::string& msg) {
   throw InputError(file.string() + ":" + std::to_string(line) + ": " + msg);
@@ -35,11 +43,42 @@ bool parse_double(const std::string& s, double& v) {
   return r.ec == std::errc() && r.ptr == end;
 }
 
+// The file's lines, with CR LF and lone CR (old Mac files) read as line ends and a UTF-8
+// byte-order mark dropped. A last line without a line end draws a warning: a file cut short
+// ends that way, and its last number may be cut too.
+std::istringstream recording_lines(const std::filesystem::path& file) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(file, ec))
+    throw InputError(file.string() + ": is a folder, not a recording (CSV)");
+  std::ifstream in(file, std::ios::binary);
+  if (!in) throw InputError(file.string() + ": cannot open the recording: " + std::strerror(errno));
+  std::ostringstream raw;
+  raw << in.rdbuf();
+  std::string text = raw.str();
+  if (text.rfind("\xEF\xBB\xBF", 0) == 0) text.erase(0, 3);
+  std::string lines;
+  lines.reserve(text.size());
+  for (size_t i = 0; i < text.size(); ++i) {
+    if (text[i] == '\r') {
+      lines += '\n';
+      if (i + 1 < text.size() && text[i + 1] == '\n') ++i;
+    } else {
+      lines += text[i];
+    }
+  }
+  if (!lines.empty() && lines.back() != '\n') {
+    const long n = std::count(lines.begin(), lines.end(), '\n') + 1;
+    log(LogLevel::Warn, file.string() + ":" + std::to_string(n) +
+                            ": the last line has no line end; if the file was cut short, its "
+                            "last value may be cut too");
+  }
+  return std::istringstream(lines);
+}
+
 }  // namespace
 
 Recording read_recording(const std::filesystem::path& file, const MarkerSet& markers) {
-  std::ifstream in(file);
-  if (!in) throw InputError(file.string() + ": cannot open the recording");
+  std::istringstream in = recording_lines(file);
   Recording rec;
   const int dim = markers.dim();
   std::string raw;
@@ -64,10 +103,15 @@ Recording read_recording(const std::filesystem::path& file, const MarkerSet& mar
     const int m = markers.find(f[1]);
     if (m < 0) fail(file, line, "unknown marker '" + f[1] + "'");
     Eigen::VectorXd p(dim);
-    for (int k = 0; k < dim; ++k)
+    for (int k = 0; k < dim; ++k) {
       if (!parse_double(f[2 + k], p[k]) || !std::isfinite(p[k]))
         fail(file, line,
              "coordinate " + std::to_string(k) + " '" + f[2 + k] + "' is not a finite number");
+      if (std::abs(p[k]) > kMaxCoordinate)
+        fail(file, line,
+             "coordinate " + std::to_string(k) + " '" + f[2 + k] +
+                 "' is more than 1e9 m from the origin (are the units metres?)");
+    }
     if (rec.times.empty() || t > rec.times.back()) {
       rec.times.push_back(t);
       seen.assign(markers.size(), 0);

@@ -53,4 +53,12 @@ inline std::string error_of(const std::string& json) {
   return "(no error)";
 }
 
+inline bool starts_with(const std::string& text, const std::string& prefix) {
+  return text.rfind(prefix, 0) == 0;
+}
+
+inline bool contains_text(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
+
 }  // namespace softgrad::test

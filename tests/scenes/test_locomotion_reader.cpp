@@ -22,10 +22,6 @@ std::string creature_json(const std::string& extra = "",
          (extra.empty() ? "" : ", " + extra) + "}";
 }
 
-bool starts_with(const std::string& text, const std::string& prefix) {
-  return text.rfind(prefix, 0) == 0;
-}
-
 }  // namespace
 
 TEST_CASE("scenes/locomotion_reader: a biped scene builds the creature, controller and task") {

@@ -8,8 +8,10 @@
 #include "support/term_evaluation.hpp"
 
 using namespace softgrad;
+using test::contains_text;
 using test::error_of;
 using test::scene_json;
+using test::starts_with;
 
 namespace {
 
@@ -120,8 +122,10 @@ TEST_CASE("scenes/scene_loader: time and name errors") {
   CHECK(error_of(scene_json(R"("time": {"dt": 1e-12, "duration": 1e3})")) ==
         "inline.json: /time/duration: duration / dt exceeds 1e9 steps; increase dt");
   CHECK(error_of(scene_json(R"("name": "a/b")")) ==
-        "inline.json: /name: the name must be non-empty without '/' or '\\' (it names the output "
-        "folder)");
+        "inline.json: /name: the name must be non-empty without '/', '\\' or control characters "
+        "(it names the output folder and files)");
+  CHECK(starts_with(error_of(scene_json(R"("name": "a\u0000b")")), "inline.json: /name: "));
+  CHECK(starts_with(error_of(scene_json(R"("name": "tab\there")")), "inline.json: /name: "));
   CHECK(error_of(scene_json(R"("output": {"directory": ""})")) ==
         "inline.json: /output/directory: the directory must not be empty");
 }
@@ -275,6 +279,15 @@ TEST_CASE("scenes/scene_loader: force errors name the key") {
   CHECK(force_error(R"({"type": "point", "region": {"box": {"min": [9, 9, 9], "max": [9, 9, 9]}},
                         "force": [0, 0, 1]})")
             .rfind("inline.json: /forces/0/region: the region selects no vertex", 0) == 0);
+}
+
+TEST_CASE("scenes/scene_loader: a byte-order mark is skipped, a NUL byte is refused") {
+  const Scene scene = test::parse("\xEF\xBB\xBF" + scene_json());
+  CHECK(scene.steps == 100);
+  std::string text = scene_json();
+  text += std::string(1, '\0') + "trailing";
+  CHECK(starts_with(error_of(text), "inline.json:"));
+  CHECK(contains_text(error_of(text), "a NUL byte: a scene is a text file"));
 }
 
 TEST_CASE("scenes/scene_loader: deep nesting and repeated keys are refused by pointer") {

@@ -91,8 +91,38 @@ TEST_CASE("recordings: bad lines are named") {
   check("columns.csv", "0,tip,0.3\n", ":1: expected 4 comma-separated fields");
   check("twice.csv", "0,tip,0.3,0.05\n0,tip,0.3,0.05\n", ":2: marker 'tip' appears twice");
   check("empty.csv", "# nothing\n", "empty");
+  check("far.csv", "0,tip,1e200,0.05\n", ":1: coordinate 0 '1e200' is more than 1e9 m");
+  std::filesystem::create_directories(dir.file("a_folder"));
+  CHECK_THROWS_WITH_AS(read_recording(dir.file("a_folder"), p.markers),
+                       doctest::Contains("is a folder, not a recording"), InputError);
   CHECK_THROWS_WITH_AS(read_recording("/nonexistent/rec.csv", p.markers),
                        doctest::Contains("cannot open"), InputError);
+}
+
+TEST_CASE("recordings: CR line ends, a byte-order mark and a missing last line end") {
+  SysIdProblem p = pushed_cantilever(5e4, 0.5, 10);
+  const TempDir dir;
+  const std::string lf = "time,marker,x,y\n0,tip,0.3,0.05\n0.01,tip,0.31,0.04\n";
+  const Recording expected =
+      (write_text(dir.file("lf.csv"), lf), read_recording(dir.file("lf.csv"), p.markers));
+  REQUIRE(expected.observations.size() == 2);
+  for (const std::string& variant :
+       {std::string("time,marker,x,y\r0,tip,0.3,0.05\r0.01,tip,0.31,0.04\r"),
+        std::string("time,marker,x,y\r\n0,tip,0.3,0.05\r\n0.01,tip,0.31,0.04\r\n"),
+        "\xEF\xBB\xBF" + lf}) {
+    write_text(dir.file("variant.csv"), variant);
+    const Recording r = read_recording(dir.file("variant.csv"), p.markers);
+    CHECK(r.times == expected.times);
+    REQUIRE(r.observations.size() == 2);
+    CHECK(r.observations[1].position == expected.observations[1].position);
+  }
+  LogCapture log;
+  write_text(dir.file("cut.csv"), "0,tip,0.3,0.05\n0.01,tip,0.31,0.0");
+  CHECK(read_recording(dir.file("cut.csv"), p.markers).observations.size() == 2);
+  REQUIRE(log.messages.size() == 1);
+  CHECK(log.messages[0] == dir.file("cut.csv") +
+                               ":2: the last line has no line end; if the file was cut short, its "
+                               "last value may be cut too");
 }
 
 }  // namespace softgrad::test
