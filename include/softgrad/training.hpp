@@ -39,6 +39,9 @@ struct TrainOptions {
   TrajectoryOptions trajectory;  ///< checkpointing of long rollouts
   AdjointOptions adjoint;
   std::function<void(const TrainIteration&)> on_iteration;  ///< progress callback
+  /// Asked after every iteration: true ends the training there (termination "... stopped after
+  /// K iterations"), with the report and the best parameters as they are.
+  std::function<bool()> stop;
 };
 
 struct TrainReport {

@@ -1,38 +1,19 @@
 // `softgrad run`: load a scene, apply the overrides, step it with progress, report.
 #include <CLI/CLI.hpp>
-#include <csignal>
 #include <cstdio>
 #include <memory>
 #include <optional>
 #include <ostream>
 
+#include "app/cli.hpp"
 #include "app/commands.hpp"
+#include "app/interrupt.hpp"
 #include "app/progress.hpp"
 #include "app/run_scene.hpp"
 #include "app/scene_overrides.hpp"
 
 namespace softgrad::app {
 namespace {
-
-// Raised by SIGINT (Ctrl-C); the run stops after the current step and writes what it has.
-volatile std::sig_atomic_t g_interrupted = 0;
-
-extern "C" void on_interrupt(int) {
-  g_interrupted = 1;
-  std::signal(SIGINT, SIG_DFL);  // a second Ctrl-C ends the program at once
-}
-
-// Installs on_interrupt while alive.
-class InterruptHandler {
- public:
-  InterruptHandler() : previous_(std::signal(SIGINT, on_interrupt)) { g_interrupted = 0; }
-  ~InterruptHandler() { std::signal(SIGINT, previous_ == SIG_ERR ? SIG_DFL : previous_); }
-  InterruptHandler(const InterruptHandler&) = delete;
-  InterruptHandler& operator=(const InterruptHandler&) = delete;
-
- private:
-  void (*previous_)(int);
-};
 
 struct RunArgs {
   std::string scene;
@@ -86,10 +67,11 @@ int execute(const RunArgs& args, const Console& c) {
                    scene.steps);
   logs.set_before_message([&progress] { progress->clear(); });
   InterruptHandler interrupt;
-  const RunResult result = run_scene(scene, {&*progress, &g_interrupted});
+  const RunResult result = run_scene(scene, {&*progress, InterruptHandler::flag()});
   progress->finish();
   print_report(c, scene, result);
-  return exit_code(result);
+  const int code = exit_code(result);
+  return code == kExitInterrupted ? InterruptHandler::exit_code() : code;
 }
 
 }  // namespace
@@ -108,7 +90,8 @@ Command add_run_command(CLI::App& program) {
   add_common_options(*cmd, args->overrides);
   cmd->footer(
       "Exit codes: 0 completed, 1 bad input or arguments, 2 Newton failed (everything up to the\n"
-      "failing step is written), 3 internal error, 130 interrupted (Ctrl-C; output written).\n");
+      "failing step is written), 3 internal error, 130 interrupted by Ctrl-C, 143 by SIGTERM\n"
+      "(output written up to the step).\n");
   return {cmd, [args](const Console& c) { return execute(*args, c); }};
 }
 

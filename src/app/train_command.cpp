@@ -9,6 +9,7 @@
 #include "app/cli.hpp"
 #include "app/commands.hpp"
 #include "app/frame_writer.hpp"
+#include "app/interrupt.hpp"
 #include "app/locomotion_problem.hpp"
 #include "app/scene_commands.hpp"
 #include "app/summary.hpp"
@@ -79,6 +80,7 @@ json train_scene(Scene scene, const TrainSettings& args, const Console& c) {
   TrainOptions o = train_options(loc, args.iterations);
   o.checkpoint = (dir / "best_parameters.txt").string();
   o.resume = args.resume;
+  if (args.interrupt) o.stop = [flag = args.interrupt] { return *flag != 0; };
   const bool talk = !args.overrides.quiet;
   o.on_iteration = [&](const TrainIteration& it) {
     if (talk)
@@ -163,11 +165,20 @@ Command add_train_command(CLI::App& program) {
   cmd->footer(
       "Writes into OUT: loss.csv and loss.svg (reward = distance travelled, per iteration and\n"
       "against simulated steps), best_controller.json and best_parameters.txt, a rollout with\n"
-      "the best controller (rollout.pvd; gait.svg in 2D) and summary.json. Exit codes: 0 done,\n"
-      "1 bad input or arguments, 3 internal error.\n");
+      "the best controller (rollout.pvd; gait.svg in 2D) and summary.json. Ctrl-C or SIGTERM\n"
+      "stops after the current iteration and writes them all. Exit codes: 0 done, 1 bad input\n"
+      "or arguments, 3 internal error, 130 interrupted by Ctrl-C, 143 by SIGTERM.\n");
   return {cmd, [args](const Console& c) {
-            train_scene(load_scene(args->scene), args->settings, c);
-            return kExitOk;
+            Scene scene = load_scene(args->scene);
+            InterruptHandler interrupt;
+            TrainSettings settings = args->settings;
+            settings.interrupt = InterruptHandler::flag();
+            train_scene(std::move(scene), settings, c);
+            if (!InterruptHandler::interrupted()) return static_cast<int>(kExitOk);
+            c.err << "softgrad: train: interrupted; the curve, best controller and summary are "
+                     "written"
+                  << std::endl;
+            return InterruptHandler::exit_code();
           }};
 }
 

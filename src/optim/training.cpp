@@ -87,6 +87,10 @@ void adam(Objective& f, Eigen::VectorXd theta, const TrainOptions& o, TrainRepor
     const double l = f(theta, g);
     const double gnorm = g.norm();
     f.record(k, l, gnorm);
+    if (o.stop && o.stop()) {
+      report.termination = "adam: stopped after " + std::to_string(k) + " iterations";
+      return;
+    }
     if (!std::isfinite(l) && report.best.size() != theta.size()) {
       report.termination = "adam: the initial parameters do not simulate (see the warnings)";
       return;
@@ -123,14 +127,20 @@ class CeresObjective final : public ceres::FirstOrderFunction {
 
 class Progress final : public ceres::IterationCallback {
  public:
-  explicit Progress(Objective& f) : f_(f) {}
+  Progress(Objective& f, const TrainOptions& o) : f_(f), o_(o) {}
   ceres::CallbackReturnType operator()(const ceres::IterationSummary& s) override {
     f_.record(s.iteration, s.cost, s.gradient_norm);
+    if (o_.stop && o_.stop()) {
+      stopped_after = s.iteration;
+      return ceres::SOLVER_TERMINATE_SUCCESSFULLY;
+    }
     return ceres::SOLVER_CONTINUE;
   }
+  int stopped_after = -1;
 
  private:
   Objective& f_;
+  const TrainOptions& o_;
 };
 
 void lbfgs(Objective& f, Eigen::VectorXd theta, const TrainOptions& o, TrainReport& report) {
@@ -142,11 +152,14 @@ void lbfgs(Objective& f, Eigen::VectorXd theta, const TrainOptions& o, TrainRepo
   so.function_tolerance = 1e-12;
   so.gradient_tolerance = 1e-12;
   so.parameter_tolerance = 1e-12;
-  Progress progress(f);
+  Progress progress(f, o);
   so.callbacks.push_back(&progress);
   ceres::GradientProblemSolver::Summary summary;
   ceres::Solve(so, problem, theta.data(), &summary);
-  report.termination = "lbfgs: " + summary.message;
+  report.termination =
+      progress.stopped_after >= 0
+          ? "lbfgs: stopped after " + std::to_string(progress.stopped_after) + " iterations"
+          : "lbfgs: " + summary.message;
 }
 
 }  // namespace

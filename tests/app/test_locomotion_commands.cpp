@@ -1,10 +1,13 @@
 // `softgrad train` and `softgrad compare` end to end on short biped episodes.
 #include <doctest/doctest.h>
 
+#include <csignal>
 #include <fstream>
 #include <sstream>
 
 #include "app/cli.hpp"
+#include "app/interrupt.hpp"
+#include "app/scene_commands.hpp"
 #include "app_test_support.hpp"
 #include "cli_test_support.hpp"
 
@@ -72,6 +75,34 @@ TEST_CASE("app/locomotion_commands: train writes the curve, the controller, the 
   CHECK(r.err.empty());
   const json again = read_json(out + "/summary.json");
   CHECK(again["initial_reward_m"].get<double>() == doctest::Approx(best).epsilon(1e-9));
+}
+
+TEST_CASE("app/locomotion_commands: an interrupted training writes its files and says why") {
+  TempDir dir;
+  write_text(dir.file("walker.json"), biped_scene(20));
+  TrainSettings settings;
+  settings.overrides.out = dir.file("train");
+  settings.overrides.quiet = true;
+  volatile std::sig_atomic_t raised = 1;  // as if Ctrl-C came during the first iteration
+  settings.interrupt = &raised;
+  std::ostringstream out, err;
+  const json s = train_scene(load_scene(dir.file("walker.json")), settings, Console{out, err});
+  CHECK(s["termination"] == "adam: stopped after 1 iterations");
+  CHECK(csv_rows(dir.file("train/loss.csv"),
+                 "iteration,loss,reward,gradient_norm,simulated_steps,seconds")
+            .size() == 1);
+  CHECK(read_json(dir.file("train/summary.json")) == s);
+  CHECK(read_json(dir.file("train/best_controller.json"))["type"] == "sine");
+}
+
+TEST_CASE("app/locomotion_commands: SIGTERM and SIGINT raise the flag and name their exit code") {
+  for (const int number : {SIGTERM, SIGINT}) {
+    InterruptHandler handler;
+    CHECK_FALSE(InterruptHandler::interrupted());
+    std::raise(number);
+    CHECK(InterruptHandler::interrupted());
+    CHECK(InterruptHandler::exit_code() == 128 + number);
+  }
 }
 
 TEST_CASE("app/locomotion_commands: train and compare reject scenes without a creature") {

@@ -85,3 +85,26 @@ def test_commands_refuse_bad_input_with_the_cli_s_messages(tmp_path):
         softgrad.compare(BIPED, budget=10, out=str(tmp_path), quiet=True)
     with pytest.raises(ValueError, match="exclude each other"):
         softgrad.train(BIPED, out=str(tmp_path), iterations=1, quiet=True, verbose=True)
+
+
+def test_sigterm_stops_a_run_between_steps_and_keeps_its_output(tmp_path):
+    import signal
+    import time
+
+    out = tmp_path / "run"
+    proc = subprocess.Popen([EXE, "run", os.path.join(ROOT, "scenes", "cantilever.json"),
+                             "--out", str(out), "--steps", "100000", "--quiet"],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    deadline = time.time() + 60
+    while not list(out.glob("*.vtu"))[1:] and time.time() < deadline:  # two frames written
+        time.sleep(0.05)
+    proc.send_signal(signal.SIGTERM)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 143, err
+    with open(out / "summary.json") as f:
+        summary = json.load(f)
+    assert summary["status"] == "interrupted"
+    assert 0 < summary["steps_completed"] < 100000
+    pvd = (out / "cantilever.pvd").read_text()
+    assert pvd.rstrip().endswith("</VTKFile>")
+    assert pvd.count("<DataSet") == len(list(out.glob("*.vtu")))
