@@ -14,6 +14,7 @@
 
 #include <Eigen/Core>
 #include <cstdint>
+#include <limits>
 #include <memory>
 #include <string>
 #include <vector>
@@ -115,6 +116,12 @@ struct SysIdReport {
   /// Standard deviations of the estimate from the covariance at the solution, scaled by the
   /// residual variance (sigma^2 = 2 cost / (residuals - parameters)); empty for "lbfgs".
   Eigen::VectorXd stddev;
+  /// The covariance of the estimate (P x P, scaled like stddev; its diagonal is stddev^2) and
+  /// the condition number of the residuals' Jacobian at the solution (in the solver's log
+  /// space for positive parameters): large when some combination of parameters is not
+  /// determined by the data. NaN-filled and infinite when unavailable, empty for "lbfgs".
+  Eigen::MatrixXd covariance;
+  double condition_number = std::numeric_limits<double>::quiet_NaN();
   int residuals = 0;         ///< scalar residuals (observations x dim, every experiment)
   double cost_before = 0.0;  ///< 1/2 |r|^2 at the start [m^2]
   double cost_after = 0.0;
@@ -136,6 +143,14 @@ struct SysIdReport {
   std::vector<double> start_costs;
   int best_start = 0;
 };
+
+/// What says the estimate is not to be trusted, one sentence each: a parameter whose standard
+/// deviation exceeds `max_relative_stddev` times its magnitude, a Jacobian whose condition
+/// number exceeds `max_condition`, no more residuals than parameters, an unavailable
+/// covariance. Empty when none applies (or for "lbfgs", which has no covariance).
+std::vector<std::string> identifiability_warnings(const SysIdReport& r,
+                                                  double max_relative_stddev = 0.5,
+                                                  double max_condition = 1e8);
 
 /// Fits `options.parameters` of the rollout to the recording (the model is not touched). On
 /// return, the rollout holds the estimate. The rollout must cover the recording.

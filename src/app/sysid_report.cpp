@@ -50,6 +50,19 @@ json sysid_report_json(const std::vector<MarkerExperiment>& experiments, const S
                               {"cost_before", fit.cost_before},
                               {"cost_after", fit.cost_after}});
   }
+  const int P = static_cast<int>(r.labels.size());
+  json covariance = json::array(), correlation = json::array();
+  if (r.covariance.rows() == P && r.covariance.cols() == P)
+    for (int i = 0; i < P; ++i) {
+      json crow = json::array(), rrow = json::array();
+      for (int j = 0; j < P; ++j) {
+        const double c = r.covariance(i, j);
+        crow.push_back(finite_or_null(c));
+        rrow.push_back(finite_or_null(c / std::sqrt(r.covariance(i, i) * r.covariance(j, j))));
+      }
+      covariance.push_back(crow);
+      correlation.push_back(rrow);
+    }
   return {{"command", "sysid"},
           {"softgrad_version", SOFTGRAD_VERSION},
           {"scene", p.scene.name},
@@ -71,6 +84,10 @@ json sysid_report_json(const std::vector<MarkerExperiment>& experiments, const S
           {"seconds", r.seconds},
           {"converged", r.converged},
           {"termination", r.termination},
+          {"warnings", identifiability_warnings(r)},
+          {"covariance", covariance},
+          {"correlation", correlation},
+          {"condition_number", finite_or_null(r.condition_number)},
           {"starts", r.start_costs.empty() ? json::array({r.cost_after}) : json(r.start_costs)},
           {"best_start", r.best_start},
           {"experiments", per_experiment}};
@@ -140,6 +157,7 @@ std::string sysid_summary(const std::vector<MarkerExperiment>& experiments, cons
       os << line;
     }
   os << "  " << r.termination << "\n";
+  for (const std::string& w : identifiability_warnings(r)) os << "  warning: " << w << "\n";
   if (r.start_costs.size() > 1) {
     std::snprintf(line, sizeof line, "  best of %d starting points: start %d (cost %.4g)\n",
                   static_cast<int>(r.start_costs.size()), r.best_start, r.cost_after);

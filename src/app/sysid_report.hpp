@@ -23,7 +23,9 @@ struct MarkerExperiment {
 /// list of them for several experiments), "method", "parameters": [{"name", "initial",
 /// "estimate", "stddev"}], "frames", "observations", "residuals", "rms_before", "rms_after",
 /// "cost_before", "cost_after", "iterations", "simulations", "sensitivity_simulations",
-/// "gradient_simulations", "seconds", "converged", "termination", "starts", "best_start",
+/// "gradient_simulations", "seconds", "converged", "termination", "warnings" (what says the
+/// estimate is not to be trusted: identifiability_warnings), "covariance" and "correlation"
+/// (P x P, null where unavailable), "condition_number", "starts", "best_start",
 /// "experiments": [{"data", "frames", "observations", "residuals", "rms_before", "rms_after",
 /// "cost_before", "cost_after"}]} (the totals count every experiment).
 nlohmann::ordered_json sysid_report_json(const std::vector<MarkerExperiment>& experiments,

@@ -3,6 +3,7 @@
 // residuals of every experiment together.
 #include <ceres/ceres.h>
 
+#include <Eigen/Eigenvalues>
 #include <chrono>
 #include <cmath>
 #include <sstream>
@@ -187,9 +188,16 @@ void solve_lm(ExperimentSet& experiments, const Parametrisation& map, const SysI
     covariance.GetCovarianceBlock(cache.phi(), cache.phi(), C.data());
     const double s2 = 2.0 * summary.final_cost / (m - P);
     const Eigen::VectorXd scale = map.scale(phi);
-    report.stddev = (C.diagonal().array() * s2).sqrt().matrix().cwiseProduct(scale);
+    report.covariance = scale.asDiagonal() * (s2 * C) * scale.asDiagonal();
+    report.stddev = report.covariance.diagonal().cwiseMax(0.0).cwiseSqrt();
+    // C = (J^T J)^-1 in phi: cond(J) = sqrt(cond(C)).
+    const Eigen::VectorXd eig = Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd>(C).eigenvalues();
+    report.condition_number = eig.minCoeff() > 0.0 ? std::sqrt(eig.maxCoeff() / eig.minCoeff())
+                                                   : std::numeric_limits<double>::infinity();
   } else {
     report.stddev = Eigen::VectorXd::Constant(P, std::numeric_limits<double>::quiet_NaN());
+    report.covariance = Eigen::MatrixXd::Constant(P, P, std::numeric_limits<double>::quiet_NaN());
+    report.condition_number = std::numeric_limits<double>::infinity();
     report.termination += " (covariance unavailable: too few residuals or a singular Jacobian)";
   }
 }

@@ -53,6 +53,8 @@ std::vector<double> encode(const SysIdReport& r) {
   put(out, r.initial);
   put(out, r.estimate);
   put(out, r.stddev);
+  put(out, Eigen::Map<const Eigen::VectorXd>(r.covariance.data(), r.covariance.size()));
+  out.push_back(r.condition_number);
   out.push_back(static_cast<double>(r.fitted.size()));
   for (const Eigen::VectorXd& f : r.fitted) put(out, f);
   out.push_back(static_cast<double>(r.experiments.size()));
@@ -73,6 +75,10 @@ void decode(const std::vector<double>& in, SysIdReport& r) {
   r.initial = take(in, k);
   r.estimate = take(in, k);
   r.stddev = take(in, k);
+  const Eigen::VectorXd covariance = take(in, k);
+  const auto p = static_cast<Eigen::Index>(std::lround(std::sqrt(covariance.size())));
+  r.covariance = Eigen::Map<const Eigen::MatrixXd>(covariance.data(), p, p);
+  r.condition_number = in[k++];
   r.fitted.resize(static_cast<size_t>(in[k++]));
   for (Eigen::VectorXd& f : r.fitted) f = take(in, k);
   r.experiments.resize(static_cast<size_t>(in[k++]));

@@ -90,6 +90,53 @@ TEST_CASE("sysid: noisy markers give estimates within their reported uncertainty
   }
 }
 
+TEST_CASE("sysid: the covariance matches the deviations and a well-posed fit draws no warning") {
+  SysIdProblem truth = pushed_cantilever(5e4, 0.5);
+  Recording rec = record(truth, 0.01);
+  std::mt19937 rng(3);
+  std::normal_distribution<double> noise(0.0, 2e-5);  // (at 2e-4 the damping is barely seen)
+  for (auto& o : rec.observations)
+    for (int k = 0; k < o.position.size(); ++k) o.position[k] += noise(rng);
+  SysIdProblem p = pushed_cantilever(8e4, 0.2);
+  SysIdOptions opt;
+  opt.parameters = {"youngs", "damping.alpha"};
+  const SysIdReport r = identify(*p.sim, p.rollout, p.markers, rec, opt);
+  REQUIRE(r.covariance.rows() == 2);
+  CHECK(r.covariance(0, 1) == doctest::Approx(r.covariance(1, 0)));
+  for (int i = 0; i < 2; ++i) CHECK(std::sqrt(r.covariance(i, i)) == doctest::Approx(r.stddev[i]));
+  CHECK(std::abs(r.covariance(0, 1)) <= r.stddev[0] * r.stddev[1]);  // |correlation| <= 1
+  CHECK(r.condition_number >= 1.0);
+  CHECK(r.condition_number < 1e8);
+  CHECK(identifiability_warnings(r).empty());
+}
+
+TEST_CASE("sysid: a fit the data cannot determine says so") {
+  // Two frames of the tip early in the push (0.02 s): four residuals for E and damping; the
+  // estimates' deviations dwarf them (the fit still "converges").
+  SysIdProblem truth = pushed_cantilever(5e4, 0.5);
+  Recording rec = record(truth, 0.01);
+  Recording few;
+  few.times = {rec.times[1], rec.times[2]};
+  for (const auto& o : rec.observations)
+    if ((o.frame == 1 || o.frame == 2) && o.marker == 0)  // the tip
+      few.observations.push_back({o.frame - 1, o.marker, o.position});
+  REQUIRE(few.observations.size() == 2);
+  SysIdProblem p = pushed_cantilever(8e4, 0.2);
+  SysIdOptions opt;
+  opt.parameters = {"youngs", "damping.alpha"};
+  const SysIdReport r = identify(*p.sim, p.rollout, p.markers, few, opt);
+  const std::vector<std::string> warnings = identifiability_warnings(r);
+  MESSAGE("2 observations: E " << r.estimate[0] << " +- " << r.stddev[0] << ", alpha "
+                               << r.estimate[1] << " +- " << r.stddev[1] << ", condition "
+                               << r.condition_number);
+  REQUIRE_FALSE(warnings.empty());
+  bool named = false;
+  for (const std::string& w : warnings)
+    named = named || w.find("not identifiable") != std::string::npos ||
+            w.find("nearly singular") != std::string::npos;
+  CHECK(named);
+}
+
 TEST_CASE("sysid: several starts side by side keep the best fit, the same on 1 and 2 threads") {
   SysIdProblem truth = pushed_cantilever(5e4, 0.5);
   const Recording rec = record(truth, 0.015);
