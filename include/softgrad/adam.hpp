@@ -29,6 +29,12 @@ class Adam {
   double learning_rate() const { return options_.learning_rate; }
   /// @throws InputError unless positive and finite.
   void set_learning_rate(double learning_rate);
+  /// The moment estimates, to save and restore a run (steps() is the third part).
+  const Eigen::VectorXd& first_moment() const { return m_; }
+  const Eigen::VectorXd& second_moment() const { return v_; }
+  /// Continues from saved moments after `steps` steps. @throws InputError for sizes other than
+  /// n, negative steps or non-finite moments.
+  void restore(const Eigen::VectorXd& m, const Eigen::VectorXd& v, int steps);
 
  private:
   AdamOptions options_;

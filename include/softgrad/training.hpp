@@ -33,9 +33,15 @@ struct TrainOptions {
   int iterations = 100;  ///< Adam steps, or L-BFGS iterations
   double learning_rate = 0.05;
   double beta1 = 0.9, beta2 = 0.999, epsilon = 1e-8;
-  double clip = 0.0;             ///< clip the gradient to this norm (0: no clipping)
-  std::string checkpoint;        ///< file for the best parameters ("" : none)
-  bool resume = false;           ///< start from the checkpoint if it exists
+  double clip = 0.0;       ///< clip the gradient to this norm (0: no clipping)
+  std::string checkpoint;  ///< file for the best parameters ("" : none)
+  /// File the run's state is saved to after every iteration ("": none): the iteration count,
+  /// steps, Adam's moments and learning rate, the current and the best point.
+  std::string state;
+  /// Continue from `state` if it exists: iterations numbered on, `iterations` more of them,
+  /// Adam exactly where it stopped (L-BFGS restarts its memory at the saved point); else start
+  /// from `checkpoint` if it exists.
+  bool resume = false;
   TrajectoryOptions trajectory;  ///< checkpointing of long rollouts
   AdjointOptions adjoint;
   std::function<void(const TrainIteration&)> on_iteration;  ///< progress callback

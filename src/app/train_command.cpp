@@ -1,6 +1,7 @@
 // `softgrad train`: a locomotion scene's controller trained by gradients through the simulator.
 #include <CLI/CLI.hpp>
 #include <cstdio>
+#include <fstream>
 #include <memory>
 #include <ostream>
 #include <sstream>
@@ -34,17 +35,45 @@ std::string line(const char* format, double a, double b, double c, double d) {
   return buf;
 }
 
-void write_curve_files(const std::filesystem::path& dir, const TrainReport& r,
+constexpr const char* kCurveHeader = "iteration,loss,reward,gradient_norm,simulated_steps,seconds";
+
+// The iterations of an earlier run's loss.csv before `first` (those a resumed run continues).
+std::vector<TrainIteration> earlier_curve(const std::filesystem::path& csv, int first) {
+  std::vector<TrainIteration> out;
+  std::ifstream in(csv);
+  if (!in) return out;
+  std::string text;
+  int line = 0;
+  while (std::getline(in, text)) {
+    if (++line == 1) {
+      if (text != kCurveHeader)
+        throw InputError(csv.string() + ":1: not a learning curve of softgrad train (header '" +
+                         text + "')");
+      continue;
+    }
+    TrainIteration it;
+    double reward = 0.0;
+    char c[5] = {};
+    std::istringstream row(text);
+    if (!(row >> it.iteration >> c[0] >> it.loss >> c[1] >> reward >> c[2] >> it.gradient_norm >>
+          c[3] >> it.simulated_steps >> c[4] >> it.seconds))
+      throw InputError(csv.string() + ":" + std::to_string(line) + ": not a row of the curve");
+    if (it.iteration < first) out.push_back(it);
+  }
+  return out;
+}
+
+void write_curve_files(const std::filesystem::path& dir, const std::vector<TrainIteration>& curve,
                        const std::string& name) {
   std::ostringstream out;
-  out << "iteration,loss,reward,gradient_norm,simulated_steps,seconds\n";
-  out.precision(10);
-  for (const TrainIteration& it : r.history)
+  out << kCurveHeader << "\n";
+  out.precision(17);  // exact: a resumed run reads it back
+  for (const TrainIteration& it : curve)
     out << it.iteration << "," << it.loss << "," << -it.loss << "," << it.gradient_norm << ","
         << it.simulated_steps << "," << it.seconds << "\n";
   detail::write_file_atomically((dir / "loss.csv").string(), out.str());
   PlotSeries by_iteration{"reward", {}, {}, false, true}, by_steps = by_iteration;
-  for (const TrainIteration& it : r.history) {
+  for (const TrainIteration& it : curve) {
     by_iteration.x.push_back(it.iteration);
     by_iteration.y.push_back(-it.loss);
     by_steps.x.push_back(static_cast<double>(it.simulated_steps));
@@ -79,12 +108,15 @@ json train_scene(Scene scene, const TrainSettings& args, const Console& c) {
   create_output_directory(dir);
   TrainOptions o = train_options(loc, args.iterations);
   o.checkpoint = (dir / "best_parameters.txt").string();
+  o.state = (dir / "train_state.txt").string();
   o.resume = args.resume;
   if (args.interrupt) o.stop = [flag = args.interrupt] { return *flag != 0; };
   const bool talk = !args.overrides.quiet;
+  int total = -1;  // iterations at the end of this run (a resumed one numbers on)
   o.on_iteration = [&](const TrainIteration& it) {
+    if (total < 0) total = it.iteration - 1 + o.iterations;
     if (talk)
-      c.err << "softgrad: iteration " << it.iteration << "/" << o.iterations
+      c.err << "softgrad: iteration " << it.iteration << "/" << total
             << line(": reward %.6g m, |g| %.3g, %.0f simulated steps, %.1f s", -it.loss,
                     it.gradient_norm, static_cast<double>(it.simulated_steps), it.seconds)
             << std::endl;
@@ -94,16 +126,22 @@ json train_scene(Scene scene, const TrainSettings& args, const Console& c) {
   if (report.history.empty() || report.best.size() == 0)
     throw InputError(scene_label(p.scene) + ": training did not produce a controller (" +
                      report.termination + ")");
-  write_curve_files(dir, report, p.scene.name);
+  // A resumed run appends to the earlier curve (its rows before this run's first iteration).
+  const int first = report.history.front().iteration;
+  std::vector<TrainIteration> curve =
+      first > 1 ? earlier_curve(dir / "loss.csv", first) : std::vector<TrainIteration>{};
+  curve.insert(curve.end(), report.history.begin(), report.history.end());
+  write_curve_files(dir, curve, p.scene.name);
   const double reward = -report.best_loss;
   write_json_file(dir / "best_controller.json", controller_json(*p.rollout.controller, reward));
   const int every = p.scene.output.vtu ? std::max(p.scene.output.every, 0) : 0;
   const double replay = write_rollout(
       p, p.rollout.controller, dir, every,
       p.scene.name + ": the best controller, " + std::to_string(p.episode_steps()) + " steps");
-  int best_iteration = 0;
-  for (const TrainIteration& it : report.history)
-    if (-it.loss == reward && best_iteration == 0) best_iteration = it.iteration;
+  int best_iteration = curve.front().iteration;  // the first lowest loss of the whole curve
+  double lowest = curve.front().loss;
+  for (const TrainIteration& it : curve)
+    if (it.loss < lowest) lowest = it.loss, best_iteration = it.iteration;
   const double seconds = report.history.back().seconds;
   const double dt = p.scene.options.dt;
   json s{{"command", "train"},
@@ -119,10 +157,12 @@ json train_scene(Scene scene, const TrainSettings& args, const Console& c) {
          {"optimizer", to_string(o.optimizer)},
          {"iterations", o.iterations},
          {"resumed", args.resume},
+         {"resumed_after", first - 1},
+         {"total_iterations", curve.back().iteration},
          {"dt", dt},
          {"episode_steps", p.episode_steps()},
          {"episode_s", p.episode_steps() * dt},
-         {"initial_reward_m", -report.history.front().loss},
+         {"initial_reward_m", -curve.front().loss},
          {"best_reward_m", reward},
          {"best_iteration", best_iteration},
          {"best_body_lengths", reward / loc.creature.body_length},
@@ -132,16 +172,17 @@ json train_scene(Scene scene, const TrainSettings& args, const Console& c) {
          {"wall_time_s", seconds},
          {"termination", report.termination}};
 
-  json files = {"loss.csv", "loss.svg", "best_controller.json", "best_parameters.txt"};
+  json files = {"loss.csv", "loss.svg", "best_controller.json", "best_parameters.txt",
+                "train_state.txt"};
   if (every > 0) files.push_back("rollout.pvd");
   if (p.scene.model->dim == 2) files.push_back("gait.svg");
   s["files"] = files;
   write_json_file(dir / "summary.json", s);
   c.out << p.scene.name << ": " << report.history.size() << " iterations ("
         << to_string(o.optimizer)
-        << line("), reward %.6g -> %.6g m (%.3g body lengths in %.3g s)",
-                -report.history.front().loss, reward, reward / loc.creature.body_length,
-                p.episode_steps() * dt)
+        << (first > 1 ? ", resumed after " + std::to_string(first - 1) : "")
+        << line("), reward %.6g -> %.6g m (%.3g body lengths in %.3g s)", -curve.front().loss,
+                reward, reward / loc.creature.body_length, p.episode_steps() * dt)
         << ", " << report.simulated_steps << " simulated steps, "
         << line("%.1f s\n", seconds, 0, 0, 0) << "  output: " << dir.string()
         << " (loss.csv, loss.svg, best_controller.json, summary.json"
@@ -161,7 +202,8 @@ Command add_train_command(CLI::App& program) {
                   "Optimiser iterations (default: the scene's train.iterations)")
       ->check(CLI::Range(0, 1000000));
   cmd->add_flag("--resume", args->settings.resume,
-                "Start from OUT/best_parameters.txt if it exists (a previous run's best)");
+                "Continue the run in OUT (train_state.txt: iterations numbered on, the optimiser "
+                "where it stopped, loss.csv appended; else from best_parameters.txt)");
   cmd->footer(
       "Writes into OUT: loss.csv and loss.svg (reward = distance travelled, per iteration and\n"
       "against simulated steps), best_controller.json and best_parameters.txt, a rollout with\n"

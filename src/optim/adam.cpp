@@ -38,4 +38,15 @@ void Adam::set_learning_rate(double learning_rate) {
   options_.learning_rate = learning_rate;
 }
 
+void Adam::restore(const Eigen::VectorXd& m, const Eigen::VectorXd& v, int steps) {
+  if (m.size() != m_.size() || v.size() != v_.size())
+    throw InputError("Adam: the saved moments have " + std::to_string(m.size()) +
+                     " entries, expected " + std::to_string(m_.size()));
+  if (steps < 0 || !m.allFinite() || !v.allFinite() || (v.array() < 0).any())
+    throw InputError("Adam: the saved state is not valid (negative steps or bad moments)");
+  m_ = m;
+  v_ = v;
+  k_ = steps;
+}
+
 }  // namespace softgrad

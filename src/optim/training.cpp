@@ -8,12 +8,14 @@
 #include <fstream>
 #include <iomanip>
 #include <limits>
+#include <optional>
 #include <sstream>
 
 #include "../io/text_output.hpp"
 #include "softgrad/adam.hpp"
 #include "softgrad/errors.hpp"
 #include "softgrad/log.hpp"
+#include "train_state.hpp"
 
 namespace softgrad {
 namespace {
@@ -23,15 +25,17 @@ using Clock = std::chrono::steady_clock;
 /// Loss and gradient at theta, with the bookkeeping every optimiser shares.
 class Objective {
  public:
+  /// `seconds` and the report's counts carry on from an earlier run when resumed.
   Objective(Simulator& sim, Rollout& rollout, const Loss& loss, const ParameterSet& params,
-            const TrainOptions& options, TrainReport& report)
+            const TrainOptions& options, TrainReport& report, double seconds)
       : sim_(sim),
         rollout_(rollout),
         loss_(loss),
         params_(params),
         options_(options),
         report_(report),
-        start_(Clock::now()) {}
+        start_(Clock::now() - std::chrono::duration_cast<Clock::duration>(
+                                  std::chrono::duration<double>(seconds))) {}
 
   /// Returns +infinity (and a zero gradient) when the simulation fails.
   double operator()(const Eigen::VectorXd& theta, Eigen::VectorXd& grad) {
@@ -62,10 +66,21 @@ class Objective {
   }
 
   void record(int iteration, double l, double gnorm) {
-    TrainIteration it{iteration, l, gnorm, report_.simulated_steps,
-                      std::chrono::duration<double>(Clock::now() - start_).count()};
+    TrainIteration it{iteration, l, gnorm, report_.simulated_steps, seconds()};
     report_.history.push_back(it);
     if (options_.on_iteration) options_.on_iteration(it);
+  }
+
+  double seconds() const { return std::chrono::duration<double>(Clock::now() - start_).count(); }
+
+  /// Saves the run after `iteration` iterations, to continue at `theta` (no-op without a file).
+  void save_state(int iteration, const Eigen::VectorXd& theta, double learning_rate, int adam_steps,
+                  const Eigen::VectorXd& m, const Eigen::VectorXd& v) const {
+    if (options_.state.empty()) return;
+    detail::save_train_state(
+        options_.state,
+        {iteration, report_.simulated_steps, report_.gradient_evaluations, seconds(),
+         report_.best_loss, learning_rate, adam_steps, theta, report_.best, m, v});
   }
 
  private:
@@ -78,19 +93,26 @@ class Objective {
   Clock::time_point start_;
 };
 
-void adam(Objective& f, Eigen::VectorXd theta, const TrainOptions& o, TrainReport& report) {
+void adam(Objective& f, Eigen::VectorXd theta, const TrainOptions& o, TrainReport& report,
+          const detail::TrainState* resumed) {
   Adam adam(
       static_cast<int>(theta.size()),
       {.learning_rate = o.learning_rate, .beta1 = o.beta1, .beta2 = o.beta2, .epsilon = o.epsilon});
+  int done = 0;  // iterations before this run
+  if (resumed) {
+    adam.restore(resumed->m, resumed->v, resumed->adam_steps);
+    adam.set_learning_rate(resumed->learning_rate);
+    done = resumed->iteration;
+  }
+  const auto save = [&](int k) {
+    f.save_state(k, theta, adam.learning_rate(), adam.steps(), adam.first_moment(),
+                 adam.second_moment());
+  };
   Eigen::VectorXd g;
-  for (int k = 1; k <= o.iterations; ++k) {
+  for (int k = done + 1; k <= done + o.iterations; ++k) {
     const double l = f(theta, g);
     const double gnorm = g.norm();
     f.record(k, l, gnorm);
-    if (o.stop && o.stop()) {
-      report.termination = "adam: stopped after " + std::to_string(k) + " iterations";
-      return;
-    }
     if (!std::isfinite(l) && report.best.size() != theta.size()) {
       report.termination = "adam: the initial parameters do not simulate (see the warnings)";
       return;
@@ -98,12 +120,18 @@ void adam(Objective& f, Eigen::VectorXd theta, const TrainOptions& o, TrainRepor
     if (!std::isfinite(l)) {  // a failed simulation: back to the best point, smaller steps
       adam.set_learning_rate(0.5 * adam.learning_rate());
       theta = report.best;
-      continue;
+    } else {
+      if (o.clip > 0.0 && gnorm > o.clip) g *= o.clip / gnorm;
+      adam.step(theta, g);
     }
-    if (o.clip > 0.0 && gnorm > o.clip) g *= o.clip / gnorm;
-    adam.step(theta, g);
+    save(k);
+    if (o.stop && o.stop()) {
+      report.termination = "adam: stopped after " + std::to_string(k) + " iterations";
+      return;
+    }
   }
-  report.termination = "adam: " + std::to_string(o.iterations) + " iterations";
+  report.termination = "adam: " + std::to_string(done + o.iterations) + " iterations" +
+                       (resumed ? " (resumed after " + std::to_string(done) + ")" : "");
 }
 
 class CeresObjective final : public ceres::FirstOrderFunction {
@@ -127,11 +155,15 @@ class CeresObjective final : public ceres::FirstOrderFunction {
 
 class Progress final : public ceres::IterationCallback {
  public:
-  Progress(Objective& f, const TrainOptions& o) : f_(f), o_(o) {}
+  // `theta` is Ceres' parameter block (updated every iteration), numbered on after `done`.
+  Progress(Objective& f, const TrainOptions& o, const Eigen::VectorXd& theta, int done)
+      : f_(f), o_(o), theta_(theta), done_(done) {}
   ceres::CallbackReturnType operator()(const ceres::IterationSummary& s) override {
-    f_.record(s.iteration, s.cost, s.gradient_norm);
+    f_.record(done_ + s.iteration, s.cost, s.gradient_norm);
+    const Eigen::VectorXd none = Eigen::VectorXd::Zero(theta_.size());
+    f_.save_state(done_ + s.iteration, theta_, o_.learning_rate, 0, none, none);
     if (o_.stop && o_.stop()) {
-      stopped_after = s.iteration;
+      stopped_after = done_ + s.iteration;
       return ceres::SOLVER_TERMINATE_SUCCESSFULLY;
     }
     return ceres::SOLVER_CONTINUE;
@@ -141,9 +173,13 @@ class Progress final : public ceres::IterationCallback {
  private:
   Objective& f_;
   const TrainOptions& o_;
+  const Eigen::VectorXd& theta_;
+  int done_;
 };
 
-void lbfgs(Objective& f, Eigen::VectorXd theta, const TrainOptions& o, TrainReport& report) {
+void lbfgs(Objective& f, Eigen::VectorXd theta, const TrainOptions& o, TrainReport& report,
+           const detail::TrainState* resumed) {
+  const int done = resumed ? resumed->iteration : 0;
   ceres::GradientProblem problem(new CeresObjective(f, static_cast<int>(theta.size())));
   ceres::GradientProblemSolver::Options so;
   so.line_search_direction_type = ceres::LBFGS;
@@ -152,7 +188,8 @@ void lbfgs(Objective& f, Eigen::VectorXd theta, const TrainOptions& o, TrainRepo
   so.function_tolerance = 1e-12;
   so.gradient_tolerance = 1e-12;
   so.parameter_tolerance = 1e-12;
-  Progress progress(f, o);
+  so.update_state_every_iteration = true;  // theta is current in the callback
+  Progress progress(f, o, theta, done);
   so.callbacks.push_back(&progress);
   ceres::GradientProblemSolver::Summary summary;
   ceres::Solve(so, problem, theta.data(), &summary);
@@ -197,19 +234,32 @@ TrainReport train(Simulator& sim, Rollout& rollout, const Loss& loss, const Para
   TrainReport report;
   report.best_loss = std::numeric_limits<double>::infinity();
   Eigen::VectorXd theta = params.get(sim, rollout);
-  if (options.resume && !options.checkpoint.empty() &&
-      std::filesystem::exists(options.checkpoint)) {
+  std::optional<detail::TrainState> resumed;
+  if (options.resume && !options.state.empty() && std::filesystem::exists(options.state)) {
+    resumed = detail::load_train_state(options.state);
+    if (resumed->theta.size() != theta.size() ||
+        (resumed->best.size() != 0 && resumed->best.size() != theta.size()))
+      throw InputError(options.state + ": holds " + std::to_string(resumed->theta.size()) +
+                       " parameters, the problem has " + std::to_string(theta.size()));
+    theta = resumed->theta;
+    report.best = resumed->best;
+    report.best_loss = resumed->best_loss;
+    report.simulated_steps = resumed->simulated_steps;
+    report.gradient_evaluations = resumed->gradient_evaluations;
+  } else if (options.resume && !options.checkpoint.empty() &&
+             std::filesystem::exists(options.checkpoint)) {
     const Eigen::VectorXd saved = load_parameters(options.checkpoint);
     if (saved.size() != theta.size())
       throw InputError(options.checkpoint + ": holds " + std::to_string(saved.size()) +
                        " parameters, the problem has " + std::to_string(theta.size()));
     theta = saved;
   }
-  Objective f(sim, rollout, loss, params, options, report);
+  Objective f(sim, rollout, loss, params, options, report, resumed ? resumed->seconds : 0.0);
+  const detail::TrainState* from = resumed ? &*resumed : nullptr;
   if (options.optimizer == Optimizer::Adam) {
-    adam(f, theta, options, report);
+    adam(f, theta, options, report, from);
   } else {
-    lbfgs(f, theta, options, report);
+    lbfgs(f, theta, options, report, from);
   }
   if (report.best.size() == theta.size()) params.set(sim, rollout, report.best);
   return report;

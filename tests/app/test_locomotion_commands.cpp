@@ -68,13 +68,37 @@ TEST_CASE("app/locomotion_commands: train writes the curve, the controller, the 
   MESSAGE("biped, 0.2 s: " << initial << " m -> " << best << " m");
   CHECK(best > initial);
   CHECK(s["rollout_reward_m"].get<double>() == doctest::Approx(best).epsilon(1e-9));
-  // --resume starts from the saved best: its first iteration is that reward.
-  const Outcome r = cli(
-      {"train", dir.file("walker.json"), "--out", out, "--iterations", "1", "--resume", "--quiet"});
+}
+
+TEST_CASE("app/locomotion_commands: --resume continues a run exactly, its curve appended") {
+  // 4 iterations in one go, and 2 then 2 more resumed: the same curve, bit for bit (Adam's
+  // moments and step count, the point and the best are restored exactly).
+  TempDir dir;
+  write_text(dir.file("walker.json"), biped_scene(20));
+  const auto curve = [&](const std::string& out) {
+    std::vector<std::string> rows;
+    for (const std::string& row :
+         csv_rows(out + "/loss.csv", "iteration,loss,reward,gradient_norm,simulated_steps,seconds"))
+      rows.push_back(row.substr(0, row.rfind(',')));  // without the seconds
+    return rows;
+  };
+  REQUIRE(cli({"train", dir.file("walker.json"), "--out", dir.file("once"), "--quiet"}).code == 0);
+  const std::string split = dir.file("split");
+  REQUIRE(cli({"train", dir.file("walker.json"), "--out", split, "-n", "2", "--quiet"}).code == 0);
+  const Outcome r = cli({"train", dir.file("walker.json"), "--out", split, "-n", "2", "--resume"});
+  CAPTURE(r.err);
   REQUIRE(r.code == 0);
-  CHECK(r.err.empty());
-  const json again = read_json(out + "/summary.json");
-  CHECK(again["initial_reward_m"].get<double>() == doctest::Approx(best).epsilon(1e-9));
+  CHECK(contains(r.err, "softgrad: iteration 4/4: reward "));
+  CHECK(contains(r.out, "2 iterations (adam, resumed after 2)"));
+  CHECK(curve(split) == curve(dir.file("once")));
+  const json once = read_json(dir.file("once/summary.json"));
+  const json resumed = read_json(split + "/summary.json");
+  CHECK(resumed["resumed_after"] == 2);
+  CHECK(resumed["total_iterations"] == 4);
+  CHECK(resumed["best_reward_m"] == once["best_reward_m"]);
+  CHECK(resumed["initial_reward_m"] == once["initial_reward_m"]);
+  CHECK(resumed["simulated_steps"] == once["simulated_steps"]);
+  CHECK(resumed["best_iteration"] == once["best_iteration"]);
 }
 
 TEST_CASE("app/locomotion_commands: an interrupted training writes its files and says why") {
