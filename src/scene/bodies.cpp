@@ -22,7 +22,7 @@ Mesh read_mesh_file(const ObjectReader& m, int dim) {
   if (path.is_relative()) path = m.source().dir / path;
   // read_mesh accepts "foo" for foo.node/foo.ele.
   const bool found =
-      fs::exists(path) || (!path.has_extension() && fs::exists(path.string() + ".node"));
+      fs::exists(path) || fs::exists(path.string() + ".node");  // also TetGen's "ball.1"
   if (!found) m.fail("file", "mesh file not found: " + path.string());
   Mesh mesh;
   try {

@@ -317,6 +317,16 @@ TEST_CASE("scenes/scene_loader: damping adds a term only when non-zero") {
   CHECK_FALSE(has_term(*test::parse(scene_json(R"("damping": {"alpha": 0})")).model, "damping"));
 }
 
+TEST_CASE("scenes/scene_loader: a TetGen mesh by TetGen's own output name (ball.1)") {
+  test::TempDir dir;
+  test::write_text(dir.file("ball.1.node"), "4 3 0 0\n1 0 0 0\n2 1 0 0\n3 0 1 0\n4 0 0 1\n");
+  test::write_text(dir.file("ball.1.ele"), "1 4 0\n1 1 2 3 4\n");
+  test::write_text(dir.file("ball.json"), R"({"dim": 3, "time": {"dt": 0.01, "duration": 0.01},
+      "bodies": [{"mesh": {"file": "ball.1"}, "material": {"model": "neo_hookean"}}]})");
+  const Scene scene = load_scene(dir.file("ball.json"));
+  CHECK(scene.model->n_verts == 4);
+}
+
 TEST_CASE("scenes/scene_loader: load_scene reads a file and reports missing ones") {
   test::TempDir dir;
   const std::string path = dir.file("hello.json");
