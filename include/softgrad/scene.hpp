@@ -89,6 +89,9 @@ struct Scene {
   /// A locomotion scene's creature, controller, task and training settings ("creature" and the
   /// keys beside it); null for other scenes. Its creature's model is `model`.
   std::shared_ptr<const Locomotion> locomotion;
+  /// Values far outside physical ranges (a modulus, density or size), one message each, also
+  /// logged as warnings when loading; `--strict` refuses a scene that has any.
+  std::vector<std::string> warnings;
 
   /// The rollout the scene describes for a simulator built from its model and options: the rest
   /// state with the initial velocity, `steps` steps; a static scene is one equilibrium at the

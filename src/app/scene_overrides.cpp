@@ -16,6 +16,12 @@ Verbosity SceneOverrides::verbosity() const {
 }
 
 void apply_overrides(const SceneOverrides& o, Scene& scene) {
+  if (o.strict && !scene.warnings.empty()) {
+    std::string what = "--strict: the scene has " + std::to_string(scene.warnings.size()) +
+                       " implausible value" + (scene.warnings.size() == 1 ? "" : "s") + ":";
+    for (const std::string& w : scene.warnings) what += "\n  " + w;
+    throw InputError(what);
+  }
   if (o.steps < -1) throw InputError("--steps must be >= 0, got " + std::to_string(o.steps));
   if (o.every < -1) throw InputError("--every must be >= 0, got " + std::to_string(o.every));
   if (!o.out.empty()) scene.output.directory = o.out;
@@ -68,6 +74,8 @@ void add_common_options(CLI::App& command, SceneOverrides& o) {
   CLI::Option* verbose =
       command.add_flag("-v,--verbose", o.verbose, "Also informational messages on stderr");
   quiet->excludes(verbose);
+  command.add_flag("--strict", o.strict,
+                   "Refuse a scene with values far outside physical ranges (normally warnings)");
 }
 
 }  // namespace softgrad::app

@@ -24,6 +24,7 @@ struct SceneOverrides {
   int threads = 0;     ///< --threads (0 = OpenMP's default, e.g. OMP_NUM_THREADS)
   bool quiet = false;
   bool verbose = false;
+  bool strict = false;  ///< --strict: a scene's plausibility warnings are errors
 
   Verbosity verbosity() const;
 };
@@ -33,6 +34,7 @@ struct SceneOverrides {
 /// warning.
 /// --device cuda selects the "cuda" linear solver; --device cpu replaces a scene's "cuda" solver
 /// by "pcg" (the same CG on the CPU).
+/// With `strict`, a scene with plausibility warnings (Scene::warnings) is refused.
 /// @throws InputError for steps < -1 or every < -1 (the parser already rejects them), for
 ///         --device cuda in a build without CUDA, and for --device cuda with a CPU --solver.
 void apply_overrides(const SceneOverrides& overrides, Scene& scene);
@@ -40,7 +42,7 @@ void apply_overrides(const SceneOverrides& overrides, Scene& scene);
 /// Sets the number of OpenMP threads if `threads` > 0.
 void apply_threads(int threads);
 
-/// Adds --out, --solver, --device, --threads and --quiet/--verbose (mutually exclusive) to
+/// Adds --out, --solver, --device, --threads, --strict and --quiet/--verbose (exclusive) to
 /// `command`, bound to `overrides`. --steps and --every are added by `run` only.
 void add_common_options(CLI::App& command, SceneOverrides& overrides);
 

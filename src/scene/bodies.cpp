@@ -3,6 +3,7 @@
 
 #include <algorithm>
 
+#include "plausibility.hpp"
 #include "softgrad/errors.hpp"
 #include "softgrad/io.hpp"
 #include "softgrad/log.hpp"
@@ -113,7 +114,8 @@ bool has_youngs_poisson_mapping(const MaterialModel& model) {
 }  // namespace
 
 std::pair<std::shared_ptr<const MaterialModel>, std::vector<double>> read_material(
-    const Source& src, const Json& j, const std::string& pointer) {
+    const Source& src, const Json& j, const std::string& pointer,
+    std::vector<std::string>* warnings) {
   if (!j.is_object()) fail_at(src, pointer, "expected an object {...}, got " + describe_json(j));
   if (!j.contains("model")) {
     fail_at(src, child_pointer(pointer, "model"),
@@ -141,6 +143,7 @@ std::pair<std::shared_ptr<const MaterialModel>, std::vector<double>> read_materi
       params.push_back(r.has(p.key) ? read_number(src, r.at(p.key), r.path(p.key), p.unit, range)
                                     : p.default_value);
     }
+    if (warnings) check_material_parameters(src.name + ": " + pointer, *model, params, *warnings);
   } else {
     // youngs/poisson, mapped; then the model's own keys must not appear as well.
     for (const ParamInfo& p : table) {
@@ -159,6 +162,7 @@ std::pair<std::shared_ptr<const MaterialModel>, std::vector<double>> read_materi
     };
     const double youngs = read(kYoungsParam);
     const double poisson = read(kPoissonParam);
+    if (warnings) check_youngs_poisson(src.name + ": " + pointer, youngs, poisson, *warnings);
     params = params_from_youngs_poisson(*model, youngs, poisson);
     if (r.has("poisson") && !model->uses_poisson()) {
       log(LogLevel::Warn, src.name + ": " + r.path("poisson") + ": material '" + model->name() +
@@ -169,7 +173,8 @@ std::pair<std::shared_ptr<const MaterialModel>, std::vector<double>> read_materi
   return {std::move(model), std::move(params)};
 }
 
-void add_scene_body(const Source& src, const Json& j, int index, Model& model) {
+void add_scene_body(const Source& src, const Json& j, int index, Model& model,
+                    std::vector<std::string>& warnings) {
   const std::string pointer = "/bodies/" + std::to_string(index);
   const ObjectReader b(src, j, pointer, schema::body);
   const std::string name = b.has("name") ? b.string("name") : "body" + std::to_string(index);
@@ -177,8 +182,9 @@ void add_scene_body(const Source& src, const Json& j, int index, Model& model) {
   for (const Body& other : model.bodies)
     if (other.name == name) b.fail("name", "a body named '" + name + "' already exists");
   Mesh mesh = read_body_mesh(b.object("mesh", schema::mesh), model.dim);
-  auto [material, params] = read_material(src, b.at("material"), b.path("material"));
+  auto [material, params] = read_material(src, b.at("material"), b.path("material"), &warnings);
   const double density = b.number("density");
+  check_density_and_size(src.name + ": " + pointer, density, mesh, warnings);
   try {
     add_body(model, name, std::move(mesh), std::move(material), params, density);
   } catch (const InputError& e) {

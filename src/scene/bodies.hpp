@@ -11,13 +11,17 @@
 
 namespace softgrad::detail {
 
-/// Reads /bodies/<index> and appends the body to `model` (whose dim is the scene's).
+/// Reads /bodies/<index> and appends the body to `model` (whose dim is the scene's); values far
+/// outside physical ranges are appended to `warnings` (and logged).
 /// @throws InputError naming the pointer of the offending key.
-void add_scene_body(const Source& src, const Json& j, int index, Model& model);
+void add_scene_body(const Source& src, const Json& j, int index, Model& model,
+                    std::vector<std::string>& warnings);
 
-/// Reads a material section at `pointer`: the model and its parameter vector.
+/// Reads a material section at `pointer`: the model and its parameter vector. Implausible
+/// values go to `warnings` when given.
 /// @throws InputError naming the pointer of the offending key.
 std::pair<std::shared_ptr<const MaterialModel>, std::vector<double>> read_material(
-    const Source& src, const Json& j, const std::string& pointer);
+    const Source& src, const Json& j, const std::string& pointer,
+    std::vector<std::string>* warnings = nullptr);
 
 }  // namespace softgrad::detail

@@ -279,7 +279,7 @@ Scene build_scene(const Json& j, const Source& src, const std::filesystem::path&
     const std::vector<const Json*> bodies = top.list("bodies");
     if (bodies.empty()) top.fail("bodies", "the scene needs at least one body (or a 'creature')");
     for (size_t i = 0; i < bodies.size(); ++i)
-      detail::add_scene_body(src, *bodies[i], static_cast<int>(i), *model);
+      detail::add_scene_body(src, *bodies[i], static_cast<int>(i), *model, scene.warnings);
     add_elastic_terms(*model);
     add_loads(top, gravity, scene.static_solve ? 1 : scene.steps, *model);
   }

@@ -50,6 +50,20 @@ TEST_CASE(
   CHECK(logs.messages[0].find("--solver matfree") != std::string::npos);
 }
 
+TEST_CASE("app/scene_overrides: --strict refuses a scene with plausibility warnings") {
+  Scene scene;
+  scene.warnings = {"s.json: /bodies/0/material/youngs: 5 Pa is far outside ..."};
+  SceneOverrides o;
+  CHECK_NOTHROW(apply_overrides(o, scene));
+  o.strict = true;
+  CHECK_THROWS_WITH_AS(apply_overrides(o, scene),
+                       "--strict: the scene has 1 implausible value:\n  s.json: "
+                       "/bodies/0/material/youngs: 5 Pa is far outside ...",
+                       InputError);
+  scene.warnings.clear();
+  CHECK_NOTHROW(apply_overrides(o, scene));
+}
+
 TEST_CASE("app/scene_overrides: negative counts are an InputError") {
   Scene scene;
   SceneOverrides o;

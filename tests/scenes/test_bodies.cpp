@@ -202,3 +202,39 @@ TEST_CASE("scenes/bodies: several bodies are numbered one after another") {
       "box", "resolution": [1, 1, 1], "size": [1, 1, 1]}, "material": {"model": "stvk"}}]})") ==
         "inline.json: /bodies/1/name: a body named 'a' already exists");
 }
+
+TEST_CASE("scenes/bodies: values far outside physical ranges are warnings naming the key") {
+  const auto warnings_of = [](const std::string& body) {
+    test::LogCapture log;
+    const Scene scene = test::parse(test::scene_json("", body));
+    CHECK(log.messages == scene.warnings);  // logged as they are recorded
+    return scene.warnings;
+  };
+  const std::string box =
+      R"("mesh": {"generator": "box", "resolution": [1, 1, 1], "size": [1, 1, 1]})";
+  CHECK(
+      warnings_of("{" + box + R"(, "material": {"model": "neo_hookean", "youngs": 1e6}})").empty());
+  CHECK(warnings_of("{" + box + R"(, "material": {"model": "neo_hookean", "youngs": 5}})") ==
+        std::vector<std::string>{
+            "inline.json: /bodies/0/material/youngs: 5 Pa is far outside the moduli of solids "
+            "(100 Pa for soft gels to 2e12 Pa); is the unit Pa? (--strict makes this an error)"});
+  CHECK(warnings_of("{" + box + R"(, "material": {"model": "neo_hookean", "youngs": 5e15}})")
+            .size() == 1);
+  const std::vector<std::string> poisson = warnings_of(
+      "{" + box + R"(, "material": {"model": "neo_hookean", "poisson": 0.49999999999999994}})");
+  REQUIRE(poisson.size() == 1);
+  CHECK(poisson[0].rfind("inline.json: /bodies/0/material/poisson: 0.49999999999999994 is all "
+                         "but incompressible",
+                         0) == 0);
+  // A model's own moduli (in Pa) are checked as well.
+  CHECK(
+      warnings_of("{" + box + R"(, "material": {"model": "mooney_rivlin", "c10": 1, "c01": 1e4}})")
+          .size() == 1);
+  CHECK(warnings_of("{" + box + R"(, "material": {"model": "neo_hookean"}, "density": 1e-308})")
+            .at(0)
+            .rfind("inline.json: /bodies/0/density: 1e-308 kg/m^3 is far outside", 0) == 0);
+  CHECK(warnings_of(R"({"mesh": {"generator": "box", "resolution": [1, 1, 1],
+                                 "size": [1000, 10, 10]}, "material": {"model": "neo_hookean"}})")
+            .at(0)
+            .rfind("inline.json: /bodies/0/mesh: the body is 1000.1 m across", 0) == 0);
+}
