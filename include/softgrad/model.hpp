@@ -4,6 +4,7 @@
 #pragma once
 
 #include <Eigen/Core>
+#include <array>
 #include <memory>
 #include <string>
 #include <vector>
@@ -43,6 +44,9 @@ struct KinematicGroup {
   double angular_velocity = 0.0;                       ///< Rotate [rad/s]
   double start = 0.0;   ///< motion starts [s] (before: at rest positions)
   double stop = 1e300;  ///< motion stops [s] (after: held)
+  /// The components the group prescribes; the others stay free (a roller holds one, a slider
+  /// all but one). Only the first dim entries count.
+  std::array<bool, 3> axes{true, true, true};
 };
 
 /// Values of every energy term's parameters, one vector per Model::terms entry (each

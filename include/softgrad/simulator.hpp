@@ -122,6 +122,10 @@ class Simulator {
   double potential_energy(const Eigen::VectorXd& x, const TermParameters& parameters,
                           double t = 0.0);
   double potential_energy(const Eigen::VectorXd& x) { return potential_energy(x, defaults_); }
+  /// Its gradient dW/dx (n_dofs) [N]. At an equilibrium it vanishes on the free dofs; on the
+  /// prescribed ones it is the force the supports exert on the body (the reactions).
+  Eigen::VectorXd potential_gradient(const Eigen::VectorXd& x, const TermParameters& parameters,
+                                     double t = 0.0);
   /// Kinetic energy 1/2 v^T M v [J].
   double kinetic_energy(const Eigen::VectorXd& v) const;
 

@@ -50,14 +50,24 @@ StaticResult static_solve(const Scene& scene) {
   }
   result.setup_time_s = seconds_since(setup_start);
 
-  // The equilibrium from the rest state.
+  // The equilibrium from the rest state, at the last load time (as Scene::rollout and the
+  // gradient commands take it): prescribed motions apply their full displacement.
   State s = sim.rest_state();
+  s.t = scene.steps * scene.options.dt;
   result.time = s.t;
   const Clock::time_point solve_start = Clock::now();
   result.report = sim.solve_static(s);
   result.wall_time_s = seconds_since(solve_start);
   result.potential_energy = sim.potential_energy(s.x);
   result.max_displacement = max_displacement(*scene.model, s.x);
+  const Eigen::VectorXd g = sim.potential_gradient(s.x, sim.default_parameters(), s.t);
+  for (const KinematicGroup& k : scene.model->kinematic) {
+    Eigen::Vector3d force = Eigen::Vector3d::Zero();
+    for (const int v : k.verts)
+      for (int i = 0; i < scene.model->dim; ++i)
+        if (k.axes[i]) force[i] += g[static_cast<Eigen::Index>(v) * scene.model->dim + i];
+    result.reactions.emplace_back(k.name, force);
+  }
 
   // Output.
   if (frames) {

@@ -4,6 +4,9 @@
 #pragma once
 
 #include <filesystem>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "softgrad/scene.hpp"
 #include "softgrad/simulator.hpp"
@@ -22,12 +25,16 @@ struct StaticResult {
   std::filesystem::path pvd_path;  ///< empty when no frame is written
   std::filesystem::path summary_path;
   int frames_written = 0;
+  /// Per boundary group: the force its supports exert on the body, summed over its vertices,
+  /// on the components it holds (the others 0) [N, or N/m in 2D].
+  std::vector<std::pair<std::string, Eigen::Vector3d>> reactions;
 
   bool converged() const { return report.converged(); }
 };
 
-/// Solves for the static equilibrium of `scene` from its rest state with the kinematics at
-/// t = 0 (Simulator::solve_static) and writes into scene.output.directory (created) the result
+/// Solves for the static equilibrium of `scene` from its rest state with the kinematics at the
+/// last load time steps * dt (Simulator::solve_static), computes the boundary groups' reactions,
+/// and writes into scene.output.directory (created) the result
 /// as one frame with a 1-frame .pvd (when output.vtu) and summary.json. If Newton fails under
 /// FailurePolicy::Stop, the frame shows the rest state; under Continue, the last iterate.
 /// @throws InputError for a scene without a model, invalid options, nothing held fixed, or

@@ -100,6 +100,12 @@ json static_summary(const Scene& scene, const StaticResult& r) {
   j["step_norm"] = r.report.step_norm;
   j["gradient_norm"] = r.report.gradient_norm;
   j["energy"] = r.potential_energy;
+  json reactions = json::array();
+  for (const auto& [name, force] : r.reactions)
+    reactions.push_back(
+        {{"name", name},
+         {"force", std::vector<double>(force.data(), force.data() + scene.model->dim)}});
+  j["reactions"] = reactions;
   j["max_displacement"] = r.max_displacement;
   j["wall_time_s"] = r.wall_time_s;
   j["setup_time_s"] = r.setup_time_s;

@@ -85,7 +85,8 @@ std::vector<int> Model::kinematic_dofs() const {
   std::vector<int> dofs;
   for (const auto& k : kinematic)
     for (int v : k.verts)
-      for (int i = 0; i < dim; ++i) dofs.push_back(v * dim + i);
+      for (int i = 0; i < dim; ++i)
+        if (k.axes[i]) dofs.push_back(v * dim + i);
   std::sort(dofs.begin(), dofs.end());
   dofs.erase(std::unique(dofs.begin(), dofs.end()), dofs.end());
   return dofs;
@@ -102,7 +103,8 @@ void Model::apply_kinematics(double t, Eigen::VectorXd& x) const {
       for (int i = 0; i < dim; ++i) p[i] = X[v * dim + i];
       if (k.motion == KinematicGroup::Motion::Translate) p += tau * k.velocity;
       if (k.motion == KinematicGroup::Motion::Rotate) p = k.center + R * (p - k.center);
-      for (int i = 0; i < dim; ++i) x[v * dim + i] = p[i];
+      for (int i = 0; i < dim; ++i)
+        if (k.axes[i]) x[v * dim + i] = p[i];
     }
   }
 }

@@ -149,6 +149,18 @@ double Simulator::potential_energy(const Eigen::VectorXd& x, const TermParameter
   return e;
 }
 
+Eigen::VectorXd Simulator::potential_gradient(const Eigen::VectorXd& x,
+                                              const TermParameters& parameters, double t) {
+  check_parameters(parameters);
+  const Eigen::VectorXd v = Eigen::VectorXd::Zero(x.size());
+  impl_->phi->begin(StepContext{0.0, t, &x, &v, 0}, x, parameters);
+  Eigen::VectorXd g = Eigen::VectorXd::Zero(x.size());
+  for (size_t k = 0; k < model_->terms.size(); ++k)
+    if (model_->terms[k]->in_statics())
+      model_->terms[k]->value_and_gradient(impl_->phi->data(k), x, g);
+  return g;
+}
+
 double Simulator::kinetic_energy(const Eigen::VectorXd& v) const {
   return 0.5 * v.dot(model_->mass.cwiseProduct(v));
 }

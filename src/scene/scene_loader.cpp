@@ -1,5 +1,6 @@
 // Scenes: JSON text -> validated Scene (Model, simulation options, duration, outputs).
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <fstream>
 #include <map>
@@ -162,15 +163,34 @@ void read_motion(const ObjectReader& bc, int dim, KinematicGroup& group) {
   group.axis = axis.normalized();
 }
 
+// The components a boundary entry holds: "axes" (names x, y, z), all by default.
+std::array<bool, 3> read_axes(const ObjectReader& bc, int dim) {
+  if (!bc.has("axes")) return {true, true, true};
+  std::array<bool, 3> axes{false, false, false};
+  const std::vector<std::string> names = bc.strings("axes");
+  if (names.empty())
+    bc.fail("axes", "give at least one axis (x, y" + std::string(dim == 3 ? ", z" : "") + ")");
+  for (const std::string& a : names) {
+    const int i = a == "x" ? 0 : a == "y" ? 1 : a == "z" ? 2 : -1;
+    if (i < 0 || i >= dim)
+      bc.fail("axes", "unknown axis '" + a + "'; the axes of a " + std::to_string(dim) +
+                          "D scene are x, y" + (dim == 3 ? ", z" : ""));
+    if (axes[i]) bc.fail("axes", "axis '" + a + "' is given twice");
+    axes[i] = true;
+  }
+  return axes;
+}
+
 void read_boundary(const ObjectReader& top, Model& model) {
   const std::vector<const Json*> entries = top.list("boundary");
-  std::vector<int> owner(model.n_verts, -1);
+  std::vector<int> owner(model.n_dofs(), -1);  // the group holding each dof
   for (size_t i = 0; i < entries.size(); ++i) {
     const ObjectReader bc(top.source(), *entries[i], "/boundary/" + std::to_string(i),
                           schema::boundary);
     KinematicGroup group;
     group.name = bc.has("name") ? bc.string("name") : "boundary" + std::to_string(i);
     group.verts = detail::select_region(bc, "region", model);
+    group.axes = read_axes(bc, model.dim);
     read_motion(bc, model.dim, group);
     group.start = bc.number("start");
     group.stop = bc.number("stop");
@@ -179,11 +199,20 @@ void read_boundary(const ObjectReader& top, Model& model) {
       os << "stop = " << group.stop << " s must be after start = " << group.start << " s";
       bc.fail("stop", os.str());
     }
-    // A vertex in two groups follows the later one: one warning per earlier group.
+    // A component held by two groups follows the later one: one warning per earlier group
+    // (two rollers on different axes share a corner without conflict).
     std::map<int, std::pair<int, int>> shared;  // earlier group -> (count, first vertex)
     for (const int v : group.verts) {
-      if (owner[v] >= 0 && shared[owner[v]].first++ == 0) shared[owner[v]].second = v;
-      owner[v] = static_cast<int>(i);
+      bool counted = false;
+      for (int k = 0; k < model.dim; ++k) {
+        if (!group.axes[k]) continue;
+        int& o = owner[v * model.dim + k];
+        if (o >= 0 && !counted) {
+          counted = true;
+          if (shared[o].first++ == 0) shared[o].second = v;
+        }
+        o = static_cast<int>(i);
+      }
     }
     for (const auto& [earlier, count_first] : shared) {
       const auto [count, first] = count_first;

@@ -185,6 +185,13 @@ constexpr KeySpec kBoundaryKeys[] = {
     {"motion", Motion, "", {}, "", "fixed", "\"fixed\", or an object, see /boundary/*/motion"},
     {"start", Number, "s", kNonNegative, "", "0", "the motion starts (before: rest positions)"},
     {"stop", Number, "s", kPositive, "", "inf", "the motion stops (after: held); > start"},
+    {"axes",
+     Strings,
+     "",
+     {},
+     "x|y|z",
+     "all",
+     "the components held, e.g. [\"x\"] for a roller on a plane x = const; the others are free"},
 };
 
 constexpr KeySpec kRegionKeys[] = {

@@ -60,3 +60,67 @@ TEST_CASE("app/static_solve: a scene with nothing held fixed is an InputError") 
   CHECK(input_error_of([&] { static_solve(scene); }).find("boundary conditions") !=
         std::string::npos);
 }
+
+TEST_CASE(
+    "app/static_solve: a neo-Hookean cube on rollers stretched uniaxially, as in closed form") {
+  // Rollers on x = 0, y = 0 and z = 0 (each holds only its normal component) and the face
+  // x = 1 pulled to x = a: the deformation is homogeneous, F = diag(a, t, t), which linear
+  // tetrahedra represent exactly. With psi = mu/2 (I_C - 3) - mu ln J + lambda/2 (ln J)^2,
+  // the lateral stress P_22 = mu (t - 1/t) + lambda ln(J) / t vanishes, and the pull is
+  // P_11 = mu (a - 1/a) + lambda ln(J) / a per unit reference area.
+  const double E = 1e4, nu = 0.3, a = 1.2;
+  const double mu = E / (2 * (1 + nu)), lambda = E * nu / ((1 + nu) * (1 - 2 * nu));
+  double t = 1.0;
+  for (int k = 0; k < 50; ++k) {  // Newton on f(t) = mu (t^2 - 1) + lambda ln(a t^2)
+    const double f = mu * (t * t - 1) + lambda * std::log(a * t * t);
+    t -= f / (2 * mu * t + 2 * lambda / t);
+  }
+  const double J = a * t * t;
+  const double P11 = mu * (a - 1 / a) + lambda * std::log(J) / a;
+
+  TempDir dir;
+  const std::string roller = R"({"name": "%s", "axes": ["%s"],
+      "region": {"plane": {"point": [0, 0, 0], "normal": [%s]}}})";
+  const auto group = [&](const char* name, const char* axis, const char* normal) {
+    char buf[512];
+    std::snprintf(buf, sizeof buf, roller.c_str(), name, axis, normal);
+    return std::string(buf);
+  };
+  write_text(dir.file("cube.json"),
+             R"({"name": "cube", "dim": 3, "mode": "static", "gravity": [0, 0, 0],
+    "time": {"dt": 1.0, "duration": 1.0}, "solver": {"newton_tolerance": 1e-12},
+    "output": {"directory": ")" +
+                 dir.file("out") + R"("},
+    "bodies": [{"mesh": {"generator": "box", "resolution": [2, 2, 2], "size": [1, 1, 1]},
+                "material": {"model": "neo_hookean", "youngs": 1e4, "poisson": 0.3}}],
+    "boundary": [)" +
+                 group("x0", "x", "-1, 0, 0") + "," + group("y0", "y", "0, -1, 0") + "," +
+                 group("z0", "z", "0, 0, -1") + R"(,
+      {"name": "pull", "axes": ["x"], "region": {"plane": {"point": [1, 0, 0], "normal": [1, 0, 0]}},
+       "motion": {"translate": {"velocity": [0.2, 0, 0]}}}]})");
+  const Scene scene = load_scene(dir.file("cube.json"));
+  const StaticResult r = static_solve(scene);
+  REQUIRE(r.converged());
+  // Every vertex at (a X, t Y, t Z).
+  Simulator sim(scene.model, scene.options);
+  State s = sim.rest_state();
+  s.t = 1.0;  // the load time: the pull's full 0.2 m
+  REQUIRE(sim.solve_static(s).converged());
+  const Model& m = *scene.model;
+  for (int v = 0; v < m.n_verts; ++v) {
+    CHECK(s.x[3 * v] == doctest::Approx(a * m.X[3 * v]).epsilon(1e-9));
+    CHECK(s.x[3 * v + 1] == doctest::Approx(t * m.X[3 * v + 1]).epsilon(1e-9));
+    CHECK(s.x[3 * v + 2] == doctest::Approx(t * m.X[3 * v + 2]).epsilon(1e-9));
+  }
+  MESSAGE("stretch " << a << ": lateral stretch " << t << ", P11 " << P11 << " Pa");
+  REQUIRE(r.reactions.size() == 4);
+  CHECK(r.reactions[3].first == "pull");
+  CHECK(r.reactions[3].second.x() == doctest::Approx(P11).epsilon(1e-8));
+  CHECK(r.reactions[0].second.x() == doctest::Approx(-P11).epsilon(1e-8));
+  // The lateral rollers carry nothing: the lateral stress is zero.
+  CHECK(std::abs(r.reactions[1].second.y()) < 1e-8 * P11);
+  CHECK(std::abs(r.reactions[2].second.z()) < 1e-8 * P11);
+  const json j = read_json(dir.file("out/summary.json"));
+  CHECK(j["reactions"][3]["name"] == "pull");
+  CHECK(j["reactions"][3]["force"][0].get<double>() == doctest::Approx(P11).epsilon(1e-8));
+}
