@@ -69,17 +69,27 @@ TEST_CASE("sysid: L-BFGS on the adjoint gradient recovers a tied modulus") {
   CHECK(r.gradient_simulations > 0);
 }
 
-TEST_CASE("sysid: noisy markers give estimates within their reported uncertainty") {
+namespace {
+
+// E and damping fitted from 8e4 and 0.2 to the truth's (5e4, 0.5) markers with Gaussian noise
+// of deviation `sigma` [m] (seeded).
+SysIdReport fit_noisy(double sigma, unsigned seed) {
   SysIdProblem truth = pushed_cantilever(5e4, 0.5);
   Recording rec = record(truth, 0.01);
-  std::mt19937 rng(7);
-  std::normal_distribution<double> noise(0.0, 2e-4);  // 0.2 mm on ~1 cm motions
+  std::mt19937 rng(seed);
+  std::normal_distribution<double> noise(0.0, sigma);
   for (auto& o : rec.observations)
     for (int k = 0; k < o.position.size(); ++k) o.position[k] += noise(rng);
   SysIdProblem p = pushed_cantilever(8e4, 0.2);
   SysIdOptions opt;
   opt.parameters = {"youngs", "damping.alpha"};
-  const SysIdReport r = identify(*p.sim, p.rollout, p.markers, rec, opt);
+  return identify(*p.sim, p.rollout, p.markers, rec, opt);
+}
+
+}  // namespace
+
+TEST_CASE("sysid: noisy markers give estimates within their reported uncertainty") {
+  const SysIdReport r = fit_noisy(2e-4, 7);  // 0.2 mm on ~1 cm motions
   MESSAGE("noisy: E " << r.estimate[0] << " +- " << r.stddev[0] << ", alpha " << r.estimate[1]
                       << " +- " << r.stddev[1] << ", rms " << r.rms_after);
   CHECK(r.rms_after == doctest::Approx(2e-4 * std::sqrt(2.0)).epsilon(0.3));
@@ -91,16 +101,7 @@ TEST_CASE("sysid: noisy markers give estimates within their reported uncertainty
 }
 
 TEST_CASE("sysid: the covariance matches the deviations and a well-posed fit draws no warning") {
-  SysIdProblem truth = pushed_cantilever(5e4, 0.5);
-  Recording rec = record(truth, 0.01);
-  std::mt19937 rng(3);
-  std::normal_distribution<double> noise(0.0, 2e-5);  // (at 2e-4 the damping is barely seen)
-  for (auto& o : rec.observations)
-    for (int k = 0; k < o.position.size(); ++k) o.position[k] += noise(rng);
-  SysIdProblem p = pushed_cantilever(8e4, 0.2);
-  SysIdOptions opt;
-  opt.parameters = {"youngs", "damping.alpha"};
-  const SysIdReport r = identify(*p.sim, p.rollout, p.markers, rec, opt);
+  const SysIdReport r = fit_noisy(2e-5, 3);  // (at 2e-4 the damping is barely seen)
   REQUIRE(r.covariance.rows() == 2);
   CHECK(r.covariance(0, 1) == doctest::Approx(r.covariance(1, 0)));
   for (int i = 0; i < 2; ++i) CHECK(std::sqrt(r.covariance(i, i)) == doctest::Approx(r.stddev[i]));
