@@ -61,8 +61,19 @@ void bind_commands(py::module_& m) {
         if (iterations && *iterations < 0) throw InputError("iterations must be >= 0");
         settings.iterations = iterations.value_or(-1);
         settings.resume = resume;
-        return run_command(
+        // Ctrl-C (KeyboardInterrupt) stops after the current iteration; the files are written,
+        // then the exception is raised.
+        std::optional<py::error_already_set> interrupted;
+        settings.stop = [&interrupted] {
+          if (interrupted) return true;
+          if (PyErr_CheckSignals() == 0) return false;
+          interrupted.emplace();  // takes the pending exception, so C++ can go on writing
+          return true;
+        };
+        py::object summary = run_command(
             [&](const app::Console& c) { return app::train_scene(*s.scene, settings, c); });
+        if (interrupted) throw *interrupted;
+        return summary;
       },
       py::arg("scene"), py::arg("out") = py::none(), py::arg("iterations") = py::none(),
       py::arg("resume") = false, py::arg("solver") = py::none(), py::arg("threads") = 0,

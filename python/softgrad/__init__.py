@@ -49,7 +49,8 @@ def train(scene, out=None, iterations=None, resume=False, solver=None, threads=0
     """`softgrad train`: the locomotion scene's controller trained by gradients through the
     simulator. Writes loss.csv, loss.svg, best_controller.json, best_parameters.txt, the rollout
     and summary.json into `out` (default: the scene's output folder); returns summary.json.
-    `scene` is a Scene, a path or a dict."""
+    `scene` is a Scene, a path or a dict. `resume` continues the run in `out`. Ctrl-C stops
+    after the current iteration: the files are written, then KeyboardInterrupt is raised."""
     return _softgrad._train(_scene(scene), out, iterations, resume, solver, threads, quiet,
                             verbose)
 

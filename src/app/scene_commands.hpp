@@ -5,7 +5,7 @@
 /// progress on console.err, and returns the summary it writes as JSON.
 #pragma once
 
-#include <csignal>
+#include <functional>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -26,9 +26,10 @@ struct TrainSettings {
   SceneOverrides overrides;  ///< --out, --solver, --threads, --quiet/--verbose
   int iterations = -1;       ///< -1: the scene's train.iterations
   bool resume = false;       ///< start from OUT/best_parameters.txt if it exists
-  /// Polled between iterations (null: never): non-zero stops the training, and the curve, the
-  /// best controller and the summary are written as usual (the CLI's Ctrl-C and SIGTERM).
-  const volatile std::sig_atomic_t* interrupt = nullptr;
+  /// Asked between iterations (empty: never): true stops the training, and the curve, the best
+  /// controller and the summary are written as usual (the CLI's Ctrl-C and SIGTERM, Python's
+  /// KeyboardInterrupt).
+  std::function<bool()> stop;
 };
 
 /// Trains the locomotion scene's controller by gradients (OUT/summary.json is returned).

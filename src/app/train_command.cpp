@@ -110,7 +110,7 @@ json train_scene(Scene scene, const TrainSettings& args, const Console& c) {
   o.checkpoint = (dir / "best_parameters.txt").string();
   o.state = (dir / "train_state.txt").string();
   o.resume = args.resume;
-  if (args.interrupt) o.stop = [flag = args.interrupt] { return *flag != 0; };
+  o.stop = args.stop;
   const bool talk = !args.overrides.quiet;
   int total = -1;  // iterations at the end of this run (a resumed one numbers on)
   o.on_iteration = [&](const TrainIteration& it) {
@@ -214,7 +214,7 @@ Command add_train_command(CLI::App& program) {
             Scene scene = load_scene(args->scene);
             InterruptHandler interrupt;
             TrainSettings settings = args->settings;
-            settings.interrupt = InterruptHandler::flag();
+            settings.stop = [] { return InterruptHandler::interrupted(); };
             train_scene(std::move(scene), settings, c);
             if (!InterruptHandler::interrupted()) return static_cast<int>(kExitOk);
             c.err << "softgrad: train: interrupted; the curve, best controller and summary are "

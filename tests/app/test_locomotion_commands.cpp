@@ -107,8 +107,7 @@ TEST_CASE("app/locomotion_commands: an interrupted training writes its files and
   TrainSettings settings;
   settings.overrides.out = dir.file("train");
   settings.overrides.quiet = true;
-  volatile std::sig_atomic_t raised = 1;  // as if Ctrl-C came during the first iteration
-  settings.interrupt = &raised;
+  settings.stop = [] { return true; };  // as if Ctrl-C came during the first iteration
   std::ostringstream out, err;
   const json s = train_scene(load_scene(dir.file("walker.json")), settings, Console{out, err});
   CHECK(s["termination"] == "adam: stopped after 1 iterations");

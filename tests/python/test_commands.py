@@ -110,3 +110,25 @@ def test_sigterm_stops_a_run_between_steps_and_keeps_its_output(tmp_path):
     pvd = (out / "cantilever.pvd").read_text()
     assert pvd.rstrip().endswith("</VTKFile>")
     assert pvd.count("<DataSet") == len(list(out.glob("*.vtu")))
+
+
+def test_ctrl_c_stops_python_training_with_its_files_written(tmp_path):
+    import signal
+    import sys
+
+    code = ("import softgrad, sys; softgrad.train(sys.argv[1], out=sys.argv[2], iterations=100000)")
+    proc = subprocess.Popen([sys.executable, "-c", code, BIPED, str(tmp_path)],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                            env=dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path)))
+    for line in proc.stderr:  # progress lines: wait for the second iteration
+        if "iteration 2/" in line:
+            proc.send_signal(signal.SIGINT)
+            break
+    err = proc.stderr.read()
+    proc.wait(timeout=120)
+    assert proc.returncode != 0 and "KeyboardInterrupt" in err
+    with open(tmp_path / "summary.json") as f:
+        summary = json.load(f)
+    assert summary["termination"].startswith("adam: stopped after")
+    assert summary["total_iterations"] < 100000
+    assert (tmp_path / "loss.csv").is_file() and (tmp_path / "best_controller.json").is_file()
