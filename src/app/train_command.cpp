@@ -1,6 +1,7 @@
 // `softgrad train`: a locomotion scene's controller trained by gradients through the simulator.
 #include <CLI/CLI.hpp>
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <memory>
 #include <ostream>
@@ -51,13 +52,17 @@ std::vector<TrainIteration> earlier_curve(const std::filesystem::path& csv, int 
                          text + "')");
       continue;
     }
-    TrainIteration it;
-    double reward = 0.0;
-    char c[5] = {};
-    std::istringstream row(text);
-    if (!(row >> it.iteration >> c[0] >> it.loss >> c[1] >> reward >> c[2] >> it.gradient_norm >>
-          c[3] >> it.simulated_steps >> c[4] >> it.seconds))
-      throw InputError(csv.string() + ":" + std::to_string(line) + ": not a row of the curve");
+    // Six numbers; strtod, since a failed evaluation's loss was written as "inf".
+    double v[6];
+    const char* p = text.c_str();
+    for (int k = 0; k < 6; ++k) {
+      char* end = nullptr;
+      v[k] = std::strtod(p, &end);
+      if (end == p || *end != (k < 5 ? ',' : '\0'))
+        throw InputError(csv.string() + ":" + std::to_string(line) + ": not a row of the curve");
+      p = end + 1;
+    }
+    const TrainIteration it{static_cast<int>(v[0]), v[1], v[3], static_cast<long>(v[4]), v[5]};
     if (it.iteration < first) out.push_back(it);
   }
   return out;

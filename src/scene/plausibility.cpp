@@ -27,6 +27,23 @@ std::string format(const char* f, double v) {
   return buf;
 }
 
+// A modulus [Pa] at `where` (its key's pointer); 0 (an absent term) is fine.
+void check_modulus(const std::string& where, double v, std::vector<std::string>& warnings) {
+  if (v != 0.0 && (std::abs(v) < kModulusMin || std::abs(v) > kModulusMax))
+    add(warnings, where,
+        format("%g", v) +
+            " Pa is far outside the moduli of solids (100 Pa for soft gels to 2e12 Pa); is the "
+            "unit Pa?");
+}
+
+void check_poisson(const std::string& where, double v, std::vector<std::string>& warnings) {
+  if (v > kPoissonMax)
+    add(warnings, where,
+        format("%.17g", v) +
+            " is all but incompressible: Newton and the linear solves struggle (rubber is 0.45 "
+            "to 0.49)");
+}
+
 }  // namespace
 
 void check_material_parameters(const std::string& where, const MaterialModel& model,
@@ -34,29 +51,16 @@ void check_material_parameters(const std::string& where, const MaterialModel& mo
                                std::vector<std::string>& warnings) {
   const auto table = model.params();
   for (size_t k = 0; k < table.size() && k < params.size(); ++k) {
-    const double v = params[k];
-    if (std::strcmp(table[k].unit, "Pa") == 0 && v != 0.0 &&
-        (std::abs(v) < kModulusMin || std::abs(v) > kModulusMax))
-      add(warnings, where + "/" + table[k].key,
-          format("%g", v) +
-              " Pa is far outside the moduli of solids (100 Pa for soft gels to 2e12 Pa); is "
-              "the unit Pa?");
-    if (std::strcmp(table[k].key, "poisson") == 0) check_youngs_poisson(where, 1e6, v, warnings);
+    const std::string at = where + "/" + table[k].key;
+    if (std::strcmp(table[k].unit, "Pa") == 0) check_modulus(at, params[k], warnings);
+    if (std::strcmp(table[k].key, "poisson") == 0) check_poisson(at, params[k], warnings);
   }
 }
 
 void check_youngs_poisson(const std::string& where, double youngs, double poisson,
                           std::vector<std::string>& warnings) {
-  if (youngs < kModulusMin || youngs > kModulusMax)
-    add(warnings, where + "/youngs",
-        format("%g", youngs) +
-            " Pa is far outside the moduli of solids (100 Pa for soft gels to 2e12 Pa); is the "
-            "unit Pa?");
-  if (poisson > kPoissonMax)
-    add(warnings, where + "/poisson",
-        format("%.17g", poisson) +
-            " is all but incompressible: Newton and the linear solves struggle (rubber is 0.45 "
-            "to 0.49)");
+  check_modulus(where + "/youngs", youngs, warnings);
+  check_poisson(where + "/poisson", poisson, warnings);
 }
 
 void check_density_and_size(const std::string& where, double density, const Mesh& mesh,
