@@ -6,7 +6,7 @@ install(DIRECTORY include/softgrad DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 install(FILES "${SOFTGRAD_GENERATED_INCLUDE}/softgrad/config.hpp"
         DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/softgrad)
 
-install(TARGETS softgrad softgrad_headers softgrad_core softgrad_optim softgrad_rl softgrad_sysid
+install(TARGETS softgrad softgrad_headers softgrad_plugin softgrad_core softgrad_optim softgrad_rl softgrad_sysid
                 softgrad_materials softgrad_solvers
         EXPORT softgradTargets
         ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
@@ -27,4 +27,5 @@ write_basic_package_version_file("${PROJECT_BINARY_DIR}/softgradConfigVersion.cm
 install(FILES "${PROJECT_BINARY_DIR}/softgradConfig.cmake"
               "${PROJECT_BINARY_DIR}/softgradConfigVersion.cmake"
               cmake/FindCHOLMOD.cmake
+              cmake/softgradPlugin.cmake
         DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/softgrad)

@@ -65,6 +65,7 @@ std::shared_ptr<const MaterialModel> find_material(const std::string& name) {
   std::ostringstream os;
   os << "unknown material '" << name << "'; known materials:";
   for (const auto& m : r.models) os << " " << m->name();
+  os << " (a plugin's material needs --plugin FILE or the scene's \"plugins\")";
   throw InputError(os.str());
 }
 

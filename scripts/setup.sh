@@ -9,12 +9,13 @@ cd "$(dirname "$0")/.."
 # libopenmpi-dev, openmpi-bin: MPI, to spread episode batches and sysid starts over processes
 # (mpirun); softgrad builds without them too.
 packages=(cmake g++ make libeigen3-dev libsuitesparse-dev libceres-dev doctest-dev
-          nlohmann-json3-dev libcli11-dev clang-format-14 libopenblas0-openmp
+          nlohmann-json3-dev libcli11-dev zlib1g-dev clang-format-14 libopenblas0-openmp
           libopenmpi-dev openmpi-bin)
 # The Python package (pybind11) for Debian's /usr/bin/python3, with what its tests and examples
-# import; without their recommendations (a GUI stack nobody here needs).
+# import (python3-vtk9: a test opens the frames with VTK's own reader); without their
+# recommendations (a GUI stack nobody here needs).
 python_packages=(pybind11-dev python3-dev python3-numpy python3-torch python3-scipy
-                 python3-pytest python3-matplotlib)
+                 python3-pytest python3-matplotlib python3-vtk9)
 missing() {
   for p in "$@"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || echo "$p"

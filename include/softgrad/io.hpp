@@ -1,6 +1,6 @@
 /// @file io.hpp
-/// Mesh readers (TetGen .node/.ele, Gmsh .msh 2.2 and 4.1 ASCII) and VTK writers (.vtu frames
-/// and the .pvd collection that lists them, for ParaView).
+/// Mesh readers (TetGen .node/.ele, Gmsh .msh 2.2 and 4.1 ASCII) and VTK writers (.vtu frames,
+/// binary or ASCII, and the .pvd collection that lists them, for ParaView).
 ///
 /// Readers stream the file line by line. Every problem in the input is an InputError of the form
 /// "<path>:<line>: <what is wrong>", and the returned mesh has positively oriented elements
@@ -9,6 +9,7 @@
 
 #include <Eigen/Core>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -56,14 +57,25 @@ struct CellField {
   Eigen::VectorXd values;  ///< n_elems * components numbers, element-major
 };
 
-/// Writes the deformed mesh as a VTK XML UnstructuredGrid (.vtu, ASCII, 9 significant digits).
-/// `x` is the flat current position vector (n_dofs = n_verts * dim). 2D meshes are written with
-/// z = 0 as VTK_TRIANGLE (5), tetrahedra as VTK_TETRA (10).
+/// How .vtu files store their arrays: `zlib` (the default) and `raw` append the Float64 values
+/// in binary after the XML (zlib-compressed in 32 KiB blocks, or as they are), which is exact
+/// and about a quarter of the ASCII size; `ascii` writes 9 significant digits as text, for
+/// reading by eye.
+enum class VtuEncoding { zlib, raw, ascii };
+/// "zlib", "raw" or "ascii". @throws InputError naming the value and the choices.
+VtuEncoding parse_vtu_encoding(std::string_view name);
+const char* to_string(VtuEncoding encoding);
+
+/// Writes the deformed mesh as a VTK XML UnstructuredGrid (.vtu). `x` is the flat current
+/// position vector (n_dofs = n_verts * dim). 2D meshes are written with z = 0 as
+/// VTK_TRIANGLE (5), tetrahedra as VTK_TETRA (10). The file is written to a temporary file and
+/// renamed, so a reader never sees half of it.
 /// @throws InputError naming the path if the file cannot be written, or naming the argument if
 /// x or a field has the wrong size, a field has components < 1 or an invalid name.
 void write_vtu(const std::string& path, const Mesh& mesh, const Eigen::VectorXd& x,
                const std::vector<PointField>& fields = {},
-               const std::vector<CellField>& cell_fields = {});
+               const std::vector<CellField>& cell_fields = {},
+               VtuEncoding encoding = VtuEncoding::zlib);
 
 /// Writes a ParaView collection (.pvd) listing .vtu frames with their times. The file is
 /// rewritten (to a temporary file, then renamed) on construction and after every add_frame, so

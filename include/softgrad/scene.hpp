@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "softgrad/io.hpp"
 #include "softgrad/loss.hpp"
 #include "softgrad/model.hpp"
 #include "softgrad/simulator.hpp"
@@ -60,6 +61,7 @@ struct OutputOptions {
   std::string directory = "out";  ///< relative to the working directory unless absolute
   int every = 1;                  ///< write a frame every `every` steps (0: no frames)
   bool vtu = true;                ///< .vtu per frame plus a .pvd collection
+  VtuEncoding vtu_encoding = VtuEncoding::zlib;  ///< "vtu_format": zlib, raw or ascii
 };
 
 struct Scene {

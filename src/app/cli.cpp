@@ -10,6 +10,7 @@
 #include "app/commands.hpp"
 #include "softgrad/config.hpp"
 #include "softgrad/errors.hpp"
+#include "softgrad/plugin.hpp"
 
 namespace softgrad::app {
 namespace {
@@ -55,6 +56,12 @@ int run_cli(const std::vector<std::string>& args, const Console& c) {
     CLI::App program("softgrad: differentiable implicit soft-body simulation", "softgrad");
     program.set_version_flag("--version", build_info, "Print the version and the build's parts");
     program.require_subcommand(1);
+    // --plugin goes with any command (fallthrough): plugins load before the command runs.
+    std::vector<std::string> plugins;
+    program.fallthrough();
+    program.add_option("--plugin", plugins,
+                       "Load a material plugin (a shared library, see examples/plugin) first; "
+                       "may be repeated");
     program.failure_message(usage_error);
     program.footer("Run 'softgrad <command> --help' for the options of a command.\n");
     const std::vector<Command> commands = {
@@ -66,7 +73,9 @@ int run_cli(const std::vector<std::string>& args, const Console& c) {
         add_compare_command(program)};
     int code = kExitOk;
     const Command* chosen = parse(program, commands, args, c, code);
-    return chosen ? chosen->execute(c) : code;
+    if (!chosen) return code;
+    for (const std::string& plugin : plugins) load_plugin(plugin);
+    return chosen->execute(c);
   } catch (const InputError& e) {
     c.err << "softgrad: error: " << e.what() << std::endl;
     return kExitInputError;

@@ -6,6 +6,7 @@
 #include <system_error>
 #include <utility>
 
+#include "app/element_fields.hpp"
 #include "softgrad/errors.hpp"
 
 namespace softgrad::app {
@@ -73,11 +74,14 @@ void prepare_output_file(const std::filesystem::path& file) {
   create_output_directory(folder.empty() ? std::filesystem::path(".") : folder);
 }
 
-FrameWriter::FrameWriter(const Model& model, std::filesystem::path directory, std::string name)
+FrameWriter::FrameWriter(const Model& model, std::filesystem::path directory, std::string name,
+                         VtuEncoding encoding)
     : model_(model),
       directory_(std::move(directory)),
       name_(std::move(name)),
       mesh_(combined_mesh(model)),
+      encoding_(encoding),
+      parameters_(model.default_parameters()),
       cell_fields_(element_ids(model)) {
   if (name_.empty() || name_.find('/') != std::string::npos)
     throw InputError("frame name '" + name_ + "' must be non-empty without '/'");
@@ -91,11 +95,14 @@ std::string FrameWriter::frame_file(int step) const {
   return name_ + "_" + digits + ".vtu";
 }
 
-void FrameWriter::write(const State& s, int step) {
+void FrameWriter::write(const State& s, int step, const Eigen::VectorXd* reaction) {
   const std::string file = frame_file(step);
-  const std::vector<PointField> fields = {{"displacement", model_.dim, s.x - model_.X},
-                                          {"velocity", model_.dim, s.v}};
-  write_vtu((directory_ / file).string(), mesh_, s.x, fields, cell_fields_);
+  std::vector<PointField> fields = {{"displacement", model_.dim, s.x - model_.X},
+                                    {"velocity", model_.dim, s.v}};
+  if (reaction) fields.push_back({"reaction", model_.dim, *reaction});
+  std::vector<CellField> cells = cell_fields_;
+  for (CellField& f : element_fields(model_, s.x, parameters_)) cells.push_back(std::move(f));
+  write_vtu((directory_ / file).string(), mesh_, s.x, fields, cells, encoding_);
   pvd_->add_frame(s.t, file);
   last_step_ = step;
 }

@@ -20,18 +20,25 @@ Mesh combined_mesh(const Model& model);
 /// Writes `<name>_<step>.vtu` frames (step with 6 digits) into a folder and keeps
 /// `<name>.pvd` up to date after every frame, so that a run that stops early leaves a valid
 /// collection. Each frame holds the current positions x as points; point fields
-/// `displacement` (x - X) and `velocity` (v); cell fields `body` (body index) and `material`
-/// (index of the body's material model among the model's distinct models, in body order).
+/// `displacement` (x - X), `velocity` (v) and, when given, `reaction` (the force [N] the
+/// supports exert on each prescribed vertex component, zero elsewhere); cell fields `body` (body
+/// index), `material` (index of the body's material model among the model's distinct models,
+/// in body order) and element_fields(): J, strain_energy_density and cauchy_stress.
 class FrameWriter {
  public:
   /// Creates `directory` (with its parents) and an empty collection.
   /// @throws InputError naming the folder if it cannot be created, or the .pvd if it cannot be
   /// written. `name` must be non-empty without / < > & " '.
-  FrameWriter(const Model& model, std::filesystem::path directory, std::string name);
+  FrameWriter(const Model& model, std::filesystem::path directory, std::string name,
+              VtuEncoding encoding = VtuEncoding::zlib);
+
+  /// The material parameters the stress fields use (a rollout's); the model's own by default.
+  void set_parameters(TermParameters parameters) { parameters_ = std::move(parameters); }
 
   /// Writes the frame of state `s` after `step` steps, at time s.t, and adds it to the .pvd.
   /// @throws InputError naming the file if it cannot be written.
-  void write(const State& s, int step);
+  /// `reaction` (n_dofs, optional): the support forces, written as the point field `reaction`.
+  void write(const State& s, int step, const Eigen::VectorXd* reaction = nullptr);
 
   const std::filesystem::path& directory() const { return directory_; }
   std::filesystem::path pvd_path() const { return pvd_->path(); }
@@ -47,6 +54,8 @@ class FrameWriter {
   std::filesystem::path directory_;
   std::string name_;
   Mesh mesh_;
+  VtuEncoding encoding_;
+  TermParameters parameters_;
   std::vector<CellField> cell_fields_;
   std::optional<PvdWriter> pvd_;
   std::optional<int> last_step_;

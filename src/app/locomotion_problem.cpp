@@ -50,7 +50,8 @@ double write_rollout(LocomotionProblem& p, const std::shared_ptr<const Controlle
   const Model& model = *p.scene.model;
   // Frames for ParaView.
   if (every > 0) {
-    FrameWriter frames(model, dir, "rollout");
+    FrameWriter frames(model, dir, "rollout", p.scene.output.vtu_encoding);
+    frames.set_parameters(r.parameters);
     for (int n = 0; n <= traj.steps(); ++n)
       if (n % every == 0 || n == traj.steps()) frames.write(traj.state(n), n);
   }

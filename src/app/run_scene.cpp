@@ -110,8 +110,8 @@ RunResult run_scene(const Scene& scene, const RunOptions& options) {
   result.summary_path = result.output_directory / "summary.json";
   std::optional<FrameWriter> frames;
   if (scene.output.vtu && scene.output.every > 0) {
-    frames.emplace(*scene.model, result.output_directory,
-                   scene.name.empty() ? "frame" : scene.name);
+    frames.emplace(*scene.model, result.output_directory, scene.name.empty() ? "frame" : scene.name,
+                   scene.output.vtu_encoding);
   } else {
     create_output_directory(result.output_directory);
   }
@@ -126,6 +126,7 @@ RunResult run_scene(const Scene& scene, const RunOptions& options) {
   result.initial_kinetic_energy = sim.kinetic_energy(s.v);
   result.initial_potential_energy = sim.potential_energy(s.x, rollout.parameters);
   FrameWriter* writer = frames ? &*frames : nullptr;
+  if (writer) writer->set_parameters(rollout.parameters);
   try {
     if (writer) writer->write(s, 0);
     step_loop(sim, scene, options, rollout, s, writer, result);

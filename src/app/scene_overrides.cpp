@@ -27,6 +27,7 @@ void apply_overrides(const SceneOverrides& o, Scene& scene) {
   if (!o.out.empty()) scene.output.directory = o.out;
   if (o.steps >= 0) scene.steps = o.steps;
   if (o.every >= 0) scene.output.every = o.every;
+  if (!o.vtu_format.empty()) scene.output.vtu_encoding = parse_vtu_encoding(o.vtu_format);
   std::string solver = o.solver;
   if (o.device == "cuda") {
     if (!SOFTGRAD_HAS_CUDA)
@@ -61,6 +62,10 @@ void apply_threads(int threads) {
 
 void add_common_options(CLI::App& command, SceneOverrides& o) {
   command.add_option("-o,--out", o.out, "Output directory (default: the scene's output.directory)");
+  command
+      .add_option("--vtu-format", o.vtu_format,
+                  "How .vtu frames store arrays: zlib (default), raw (binary) or ascii")
+      ->check(CLI::IsMember({"zlib", "raw", "ascii"}));
   command.add_option("--solver", o.solver, "Linear solver (default: the scene's solver.linear)")
       ->check(CLI::IsMember({"cholmod", "pcg", "matfree", "cuda"}));
   command

@@ -24,7 +24,8 @@ struct SceneOverrides {
   int threads = 0;     ///< --threads (0 = OpenMP's default, e.g. OMP_NUM_THREADS)
   bool quiet = false;
   bool verbose = false;
-  bool strict = false;  ///< --strict: a scene's plausibility warnings are errors
+  bool strict = false;     ///< --strict: a scene's plausibility warnings are errors
+  std::string vtu_format;  ///< --vtu-format: zlib, raw or ascii ("" = the scene's)
 
   Verbosity verbosity() const;
 };
@@ -42,8 +43,8 @@ void apply_overrides(const SceneOverrides& overrides, Scene& scene);
 /// Sets the number of OpenMP threads if `threads` > 0.
 void apply_threads(int threads);
 
-/// Adds --out, --solver, --device, --threads, --strict and --quiet/--verbose (exclusive) to
-/// `command`, bound to `overrides`. --steps and --every are added by `run` only.
+/// Adds --out, --vtu-format, --solver, --device, --threads, --strict and --quiet/--verbose
+/// (exclusive) to `command`, bound to `overrides`. --steps and --every are added by `run` only.
 void add_common_options(CLI::App& command, SceneOverrides& overrides);
 
 }  // namespace softgrad::app

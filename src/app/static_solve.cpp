@@ -43,8 +43,8 @@ StaticResult static_solve(const Scene& scene) {
   result.summary_path = result.output_directory / "summary.json";
   std::optional<FrameWriter> frames;
   if (scene.output.vtu) {
-    frames.emplace(*scene.model, result.output_directory,
-                   scene.name.empty() ? "frame" : scene.name);
+    frames.emplace(*scene.model, result.output_directory, scene.name.empty() ? "frame" : scene.name,
+                   scene.output.vtu_encoding);
   } else {
     create_output_directory(result.output_directory);
   }
@@ -61,6 +61,9 @@ StaticResult static_solve(const Scene& scene) {
   result.potential_energy = sim.potential_energy(s.x);
   result.max_displacement = max_displacement(*scene.model, s.x);
   const Eigen::VectorXd g = sim.potential_gradient(s.x, sim.default_parameters(), s.t);
+  // Per vertex: the prescribed components of the gradient (the free ones balance to zero).
+  Eigen::VectorXd reaction = Eigen::VectorXd::Zero(g.size());
+  for (const int dof : scene.model->kinematic_dofs()) reaction[dof] = g[dof];
   for (const KinematicGroup& k : scene.model->kinematic) {
     Eigen::Vector3d force = Eigen::Vector3d::Zero();
     for (const int v : k.verts)
@@ -71,7 +74,7 @@ StaticResult static_solve(const Scene& scene) {
 
   // Output.
   if (frames) {
-    frames->write(s, 0);
+    frames->write(s, 0, &reaction);
     result.frames_written = frames->frames_written();
     result.pvd_path = frames->pvd_path();
   }

@@ -1,4 +1,9 @@
-// VTK XML UnstructuredGrid writer (ASCII).
+// VTK XML UnstructuredGrid writer: ASCII, or appended binary (raw or zlib-compressed).
+#include <zlib.h>
+
+#include <bit>
+#include <cstdint>
+#include <cstring>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -13,8 +18,12 @@ namespace {
 using detail::append_int;
 using detail::append_number;
 
-constexpr int kVtkTriangle = 5;
-constexpr int kVtkTetra = 10;
+constexpr std::uint8_t kVtkTriangle = 5;
+constexpr std::uint8_t kVtkTetra = 10;
+// zlib blocks of 32 KiB, as VTK writes them; level 1: doubles compress little better at higher
+// levels, and a frame should not cost more to write than to simulate.
+constexpr std::size_t kZlibBlock = 1 << 15;
+constexpr int kZlibLevel = 1;
 
 [[noreturn]] void fail(const std::string& path, const std::string& what) {
   throw InputError("write_vtu('" + path + "'): " + what);
@@ -36,64 +45,148 @@ void check_field(const std::string& path, const Field& f, int count, const char*
   }
 }
 
-// One <DataArray> of `count` tuples; in 2D, 2-component tuples are padded with a zero z.
-void append_array(std::string& out, const std::string& name, int components,
-                  const Eigen::VectorXd& values, int count, bool pad_2d) {
-  const int written = (pad_2d && components == 2) ? 3 : components;
-  out += "        <DataArray type=\"Float64\" Name=\"";
-  out += name;
-  out += "\" NumberOfComponents=\"";
-  append_int(out, written);
-  out += "\" format=\"ascii\">\n";
-  for (int i = 0; i < count; ++i) {
-    out += "         ";
-    for (int c = 0; c < written; ++c) {
-      out += ' ';
-      append_number(out,
-                    c < components ? values[static_cast<Eigen::Index>(i) * components + c] : 0.0);
-    }
-    out += '\n';
-  }
-  out += "        </DataArray>\n";
+template <class T>
+void append_bytes(std::string& out, const T* data, std::size_t count) {
+  out.append(reinterpret_cast<const char*>(data), count * sizeof(T));
 }
 
-// <Cells>: connectivity, offsets and types.
-void append_cells(std::string& out, const Mesh& mesh) {
-  const int d1 = mesh.dim + 1;
-  out +=
-      "      <Cells>\n        <DataArray type=\"Int32\" Name=\"connectivity\" format=\"ascii\">\n";
-  for (int e = 0; e < mesh.n_elems(); ++e) {
-    out += "         ";
-    for (int k = 0; k < d1; ++k) {
-      out += ' ';
-      append_int(out, mesh.elems(e, k));
+// Builds the XML and, for the binary encodings, the appended data block that follows it. Each
+// array's bytes are preceded by a UInt64 header: its size (raw), or the zlib block table.
+class VtuBuilder {
+ public:
+  VtuBuilder(VtuEncoding encoding, const std::string& path) : encoding_(encoding), path_(path) {}
+
+  // One <DataArray> of `values.size() / components` tuples; as ASCII, `per_line` values a line.
+  template <class T>
+  void array(const char* type, const std::string& name, int components,
+             const std::vector<T>& values, int per_line) {
+    xml_ += "        <DataArray type=\"";
+    xml_ += type;
+    xml_ += "\" Name=\"";
+    xml_ += name;
+    xml_ += "\"";
+    if (components > 1) {
+      xml_ += " NumberOfComponents=\"";
+      append_int(xml_, components);
+      xml_ += "\"";
     }
-    out += '\n';
+    if (encoding_ == VtuEncoding::ascii) {
+      xml_ += " format=\"ascii\">\n";
+      ascii(values, static_cast<std::size_t>(per_line));
+      xml_ += "        </DataArray>\n";
+      return;
+    }
+    xml_ += " format=\"appended\" offset=\"";
+    append_int(xml_, static_cast<long long>(appended_.size()));
+    xml_ += "\"/>\n";
+    if (encoding_ == VtuEncoding::raw) {
+      const std::uint64_t bytes = values.size() * sizeof(T);
+      append_bytes(appended_, &bytes, 1);
+      append_bytes(appended_, values.data(), values.size());
+    } else {
+      compress(reinterpret_cast<const unsigned char*>(values.data()), values.size() * sizeof(T));
+    }
   }
-  out +=
-      "        </DataArray>\n        <DataArray type=\"Int32\" Name=\"offsets\" "
-      "format=\"ascii\">\n";
-  for (int e = 0; e < mesh.n_elems(); ++e) {
-    out += (e % 16 == 0) ? "          " : " ";
-    append_int(out, static_cast<long long>(e + 1) * d1);
-    if (e % 16 == 15 || e + 1 == mesh.n_elems()) out += '\n';
+
+  void text(const char* s) { xml_ += s; }
+  void number(long long v) { append_int(xml_, v); }
+
+  // The file: the XML, then (binary) the appended block.
+  std::string finish() {
+    if (encoding_ == VtuEncoding::ascii) {
+      xml_ += "</VTKFile>\n";
+      return std::move(xml_);
+    }
+    xml_ += "  <AppendedData encoding=\"raw\">\n   _";
+    xml_ += appended_;
+    xml_ += "\n  </AppendedData>\n</VTKFile>\n";
+    return std::move(xml_);
   }
-  out +=
-      "        </DataArray>\n        <DataArray type=\"UInt8\" Name=\"types\" format=\"ascii\">\n";
-  const char* type = mesh.dim == 2 ? " 5" : " 10";
-  static_assert(kVtkTriangle == 5 && kVtkTetra == 10);
-  for (int e = 0; e < mesh.n_elems(); ++e) {
-    if (e % 16 == 0) out += "         ";
-    out += type;
-    if (e % 16 == 15 || e + 1 == mesh.n_elems()) out += '\n';
+
+ private:
+  template <class T>
+  void ascii(const std::vector<T>& values, std::size_t per_line) {
+    for (std::size_t i = 0; i < values.size(); ++i) {
+      xml_ += i % per_line == 0 ? "          " : " ";
+      if constexpr (std::is_floating_point_v<T>) {
+        append_number(xml_, values[i]);
+      } else {
+        append_int(xml_, static_cast<long long>(values[i]));
+      }
+      if (i % per_line == per_line - 1 || i + 1 == values.size()) xml_ += '\n';
+    }
   }
-  out += "        </DataArray>\n      </Cells>\n";
+
+  // VTK's zlib layout: [n_blocks, block size, size of the last block, compressed sizes...],
+  // then the compressed blocks.
+  void compress(const unsigned char* data, std::size_t bytes) {
+    const std::size_t n_blocks = (bytes + kZlibBlock - 1) / kZlibBlock;
+    const std::size_t header_at = appended_.size();
+    std::vector<std::uint64_t> header(3 + n_blocks, 0);
+    header[0] = n_blocks;
+    header[1] = kZlibBlock;
+    header[2] = bytes % kZlibBlock == 0 && bytes > 0 ? kZlibBlock : bytes % kZlibBlock;
+    appended_.append(header.size() * sizeof(std::uint64_t), '\0');
+    for (std::size_t b = 0; b < n_blocks; ++b) {
+      const std::size_t size = std::min(kZlibBlock, bytes - b * kZlibBlock);
+      uLongf packed = compressBound(static_cast<uLong>(size));
+      block_.resize(packed);
+      if (compress2(block_.data(), &packed, data + b * kZlibBlock, static_cast<uLong>(size),
+                    kZlibLevel) != Z_OK) {
+        fail(path_, "zlib could not compress the data");
+      }
+      header[3 + b] = packed;
+      appended_.append(reinterpret_cast<const char*>(block_.data()), packed);
+    }
+    std::memcpy(appended_.data() + header_at, header.data(), header.size() * sizeof(std::uint64_t));
+  }
+
+  VtuEncoding encoding_;
+  const std::string& path_;
+  std::string xml_;
+  std::string appended_;
+  std::vector<unsigned char> block_;
+};
+
+// `count` tuples of `components` values; 2-component tuples are padded with a zero z in 2D.
+std::vector<double> tuples(const Eigen::VectorXd& values, int components, int count, bool pad_2d) {
+  const int written = (pad_2d && components == 2) ? 3 : components;
+  std::vector<double> out(static_cast<std::size_t>(count) * written, 0.0);
+  for (int i = 0; i < count; ++i)
+    for (int c = 0; c < components; ++c)
+      out[static_cast<std::size_t>(i) * written + c] =
+          values[static_cast<Eigen::Index>(i) * components + c];
+  return out;
+}
+
+int written_components(int components, bool pad_2d) {
+  return (pad_2d && components == 2) ? 3 : components;
 }
 
 }  // namespace
 
+VtuEncoding parse_vtu_encoding(std::string_view name) {
+  if (name == "zlib") return VtuEncoding::zlib;
+  if (name == "raw") return VtuEncoding::raw;
+  if (name == "ascii") return VtuEncoding::ascii;
+  throw InputError("unknown VTU encoding '" + std::string(name) + "'; use zlib, raw or ascii");
+}
+
+const char* to_string(VtuEncoding encoding) {
+  switch (encoding) {
+    case VtuEncoding::ascii:
+      return "ascii";
+    case VtuEncoding::raw:
+      return "raw";
+    case VtuEncoding::zlib:
+      return "zlib";
+  }
+  return "zlib";
+}
+
 void write_vtu(const std::string& path, const Mesh& mesh, const Eigen::VectorXd& x,
-               const std::vector<PointField>& fields, const std::vector<CellField>& cell_fields) {
+               const std::vector<PointField>& fields, const std::vector<CellField>& cell_fields,
+               VtuEncoding encoding) {
   // Arguments.
   if ((mesh.dim != 2 && mesh.dim != 3) || mesh.elems.cols() != mesh.dim + 1) {
     fail(path, "the mesh must have dim 2 or 3 and dim + 1 vertices per element");
@@ -107,28 +200,50 @@ void write_vtu(const std::string& path, const Mesh& mesh, const Eigen::VectorXd&
   for (const CellField& f : cell_fields) check_field(path, f, mesh.n_elems(), "element");
 
   // Header, point data, cell data, points, cells.
-  std::string out;
-  out.reserve(static_cast<size_t>(mesh.n_verts()) * 48 + static_cast<size_t>(mesh.n_elems()) * 40);
-  out +=
-      "<?xml version=\"1.0\"?>\n"
-      "<VTKFile type=\"UnstructuredGrid\" version=\"0.1\" byte_order=\"LittleEndian\">\n"
-      "  <UnstructuredGrid>\n    <Piece NumberOfPoints=\"";
-  append_int(out, mesh.n_verts());
-  out += "\" NumberOfCells=\"";
-  append_int(out, mesh.n_elems());
-  out += "\">\n      <PointData>\n";
+  VtuBuilder out(encoding, path);
+  out.text("<?xml version=\"1.0\"?>\n<VTKFile type=\"UnstructuredGrid\" ");
+  if (encoding == VtuEncoding::ascii) {
+    out.text("version=\"0.1\" byte_order=\"LittleEndian\">\n");
+  } else {
+    out.text(std::endian::native == std::endian::little
+                 ? "version=\"1.0\" byte_order=\"LittleEndian\" header_type=\"UInt64\""
+                 : "version=\"1.0\" byte_order=\"BigEndian\" header_type=\"UInt64\"");
+    out.text(encoding == VtuEncoding::zlib ? " compressor=\"vtkZLibDataCompressor\">\n" : ">\n");
+  }
+  out.text("  <UnstructuredGrid>\n    <Piece NumberOfPoints=\"");
+  out.number(mesh.n_verts());
+  out.text("\" NumberOfCells=\"");
+  out.number(mesh.n_elems());
+  out.text("\">\n      <PointData>\n");
   const bool pad = mesh.dim == 2;
   for (const PointField& f : fields)
-    append_array(out, f.name, f.components, f.values, mesh.n_verts(), pad);
-  out += "      </PointData>\n      <CellData>\n";
+    out.array("Float64", f.name, written_components(f.components, pad),
+              tuples(f.values, f.components, mesh.n_verts(), pad),
+              written_components(f.components, pad));
+  out.text("      </PointData>\n      <CellData>\n");
   for (const CellField& f : cell_fields)
-    append_array(out, f.name, f.components, f.values, mesh.n_elems(), pad);
-  out += "      </CellData>\n      <Points>\n";
-  append_array(out, "Points", mesh.dim, x, mesh.n_verts(), pad);
-  out += "      </Points>\n";
-  append_cells(out, mesh);
-  out += "    </Piece>\n  </UnstructuredGrid>\n</VTKFile>\n";
-  detail::write_file_atomically(path, out);
+    out.array("Float64", f.name, written_components(f.components, pad),
+              tuples(f.values, f.components, mesh.n_elems(), pad),
+              written_components(f.components, pad));
+  out.text("      </CellData>\n      <Points>\n");
+  out.array("Float64", "Points", 3, tuples(x, mesh.dim, mesh.n_verts(), pad), 3);
+  out.text("      </Points>\n      <Cells>\n");
+
+  const int d1 = mesh.dim + 1;
+  std::vector<std::int32_t> connectivity(static_cast<std::size_t>(mesh.n_elems()) * d1);
+  std::vector<std::int32_t> offsets(mesh.n_elems());
+  for (int e = 0; e < mesh.n_elems(); ++e) {
+    for (int k = 0; k < d1; ++k)
+      connectivity[static_cast<std::size_t>(e) * d1 + k] = mesh.elems(e, k);
+    offsets[e] = (e + 1) * d1;
+  }
+  out.array("Int32", "connectivity", 1, connectivity, d1);
+  out.array("Int32", "offsets", 1, offsets, 16);
+  out.array("UInt8", "types", 1,
+            std::vector<std::uint8_t>(mesh.n_elems(), mesh.dim == 2 ? kVtkTriangle : kVtkTetra),
+            16);
+  out.text("      </Cells>\n    </Piece>\n  </UnstructuredGrid>\n");
+  detail::write_file_atomically(path, out.finish());
 }
 
 }  // namespace softgrad

@@ -19,6 +19,7 @@
 #include "schema.hpp"
 #include "softgrad/errors.hpp"
 #include "softgrad/log.hpp"
+#include "softgrad/plugin.hpp"
 #include "softgrad/scene.hpp"
 
 namespace softgrad {
@@ -126,6 +127,7 @@ void read_output(const ObjectReader& top, Scene& scene) {
   if (scene.output.directory.empty()) output.fail("directory", "the directory must not be empty");
   scene.output.every = output.integer("every");
   scene.output.vtu = output.boolean("vtu");
+  scene.output.vtu_encoding = parse_vtu_encoding(output.string("vtu_format"));
 }
 
 // "fixed" or {"translate": ...} or {"rotate": ...}.
@@ -274,6 +276,15 @@ void add_loads(const ObjectReader& top, Eigen::VectorXd g, int n_steps, Model& m
 
 Scene build_scene(const Json& j, const Source& src, const std::filesystem::path& origin) {
   const ObjectReader top(src, j, "", schema::top);
+  // Plugins first: their materials are what the bodies may name.
+  for (const std::string& plugin : top.strings("plugins")) {
+    try {
+      const std::filesystem::path file(plugin);
+      load_plugin(file.is_absolute() ? file : src.dir / file);
+    } catch (const InputError& e) {
+      top.fail("plugins", e.what());
+    }
+  }
   Scene scene;
   scene.name = top.has("name") ? top.string("name") : origin.stem().string();
   if (scene.name.empty() && !top.has("name")) scene.name = "scene";

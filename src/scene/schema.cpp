@@ -16,6 +16,14 @@ constexpr Range kAtLeastOne{1.0, kInf, true, false};
 constexpr KeySpec kTopKeys[] = {
     {"name", String, "", {}, "", "", "scene name; default: the file name without extension"},
     {"description", String, "", {}, "", "", "free text for readers; ignored"},
+    {"plugins",
+     Strings,
+     "",
+     {},
+     "",
+     "[]",
+     "material plugins (shared libraries, relative to the scene's folder) loaded before the "
+     "bodies, as with --plugin"},
     {"dim", Integer, "", kClosed2To3, "", "3", "2 (triangles, plane strain) or 3 (tetrahedra)"},
     {"mode",
      Choice,
@@ -136,6 +144,13 @@ constexpr KeySpec kOutputKeys[] = {
      "output folder, relative to the working directory; default out/<scene name>"},
     {"every", Integer, "", kNonNegative, "", "1", "write a frame every N steps (0: none)"},
     {"vtu", Boolean, "", {}, "", "true", "write .vtu frames and a .pvd collection"},
+    {"vtu_format",
+     Choice,
+     "",
+     {},
+     "zlib|raw|ascii",
+     "zlib",
+     "how frames store their arrays: appended binary, zlib-compressed or raw, or ASCII text"},
 };
 
 constexpr KeySpec kBodyKeys[] = {

@@ -13,10 +13,14 @@ namespace {
 
 // Two boxes side by side; the second of `second_material`.
 std::shared_ptr<Model> two_bodies(const std::string& second_material) {
-  auto model = box_model("neo_hookean", 1e5, 0.3, 1000.0, {1, 1, 1}, {1, 1, 1});
-  const auto mat = find_material(second_material);
-  add_body(*model, "right", box_tet_mesh(1, 1, 1, {1, 1, 1}, {2, 0, 0}), mat,
-           params_from_youngs_poisson(*mat, 1e5, 0.3), 1000.0);
+  auto model = std::make_shared<Model>();
+  const auto left = find_material("neo_hookean");
+  const auto right = find_material(second_material);
+  add_body(*model, "left", box_tet_mesh(1, 1, 1, {1, 1, 1}), left,
+           params_from_youngs_poisson(*left, 1e5, 0.3), 1000.0);
+  add_body(*model, "right", box_tet_mesh(1, 1, 1, {1, 1, 1}, {2, 0, 0}), right,
+           params_from_youngs_poisson(*right, 1e5, 0.3), 1000.0);
+  add_elastic_terms(*model);  // after the bodies: the terms refer to them
   return model;
 }
 
@@ -35,7 +39,7 @@ TEST_CASE("app/frame_writer: the combined mesh lists every body in model numberi
 TEST_CASE("app/frame_writer: frames and the collection name the steps and carry the fields") {
   TempDir dir;
   const auto model = two_bodies("stvk");
-  FrameWriter writer(*model, dir.file("out/nested"), "two");
+  FrameWriter writer(*model, dir.file("out/nested"), "two", VtuEncoding::ascii);
   CHECK(std::filesystem::exists(dir.file("out/nested/two.pvd")));
   CHECK(writer.frames_written() == 0);
   CHECK_FALSE(writer.last_step().has_value());
@@ -67,7 +71,7 @@ TEST_CASE("app/frame_writer: body and material ids per element") {
   TempDir dir;
   for (const char* second : {"neo_hookean", "stvk"}) {
     const auto model = two_bodies(second);
-    FrameWriter writer(*model, dir.file(second), "f");
+    FrameWriter writer(*model, dir.file(second), "f", VtuEncoding::ascii);
     writer.write({model->X, Eigen::VectorXd::Zero(model->n_dofs()), 0.0}, 0);
     const std::string vtu = read_text(dir.file(std::string(second) + "/f_000000.vtu"));
     // Six elements per body; the material index is 1 only where the model differs.
@@ -82,7 +86,7 @@ TEST_CASE("app/frame_writer: body and material ids per element") {
 TEST_CASE("app/frame_writer: 2D frames write vectors with a zero z") {
   TempDir dir;
   const auto model = rectangle_model("neo_hookean", 1e5, 0.3, 1000.0, {1, 1}, {1, 1});
-  FrameWriter writer(*model, dir.file("o"), "sheet");
+  FrameWriter writer(*model, dir.file("o"), "sheet", VtuEncoding::ascii);
   writer.write({model->X, Eigen::VectorXd::Constant(model->n_dofs(), 3.0), 0.0}, 0);
   const std::string vtu = read_text(dir.file("o/sheet_000000.vtu"));
   CHECK(vtu.find("Name=\"velocity\" NumberOfComponents=\"3\"") != std::string::npos);

@@ -3,6 +3,7 @@
 #include "app/static_solve.hpp"
 #include "app_test_support.hpp"
 #include "softgrad/errors.hpp"
+#include "support/vtu_reader.hpp"
 
 using namespace softgrad;
 using namespace softgrad::app;
@@ -105,4 +106,27 @@ TEST_CASE(
   const json j = read_json(dir.file("out/summary.json"));
   CHECK(j["reactions"][3]["name"] == "pull");
   CHECK(j["reactions"][3]["force"][0].get<double>() == doctest::Approx(P11).epsilon(1e-8));
+
+  // The frame (zlib, the default): J and sigma_11 = P_11 a / J in every element, the lateral
+  // stress zero, and the per-vertex reactions of the pulled face adding up to the pull.
+  const std::string vtu = read_text(dir.file("out/" + scene.name + "_000000.vtu"));
+  const std::vector<double> Jf = vtu_array(vtu, "J");
+  const std::vector<double> sigma = vtu_array(vtu, "cauchy_stress");
+  REQUIRE(sigma.size() == 9 * Jf.size());
+  for (size_t e = 0; e < Jf.size(); ++e) {
+    CHECK(Jf[e] == doctest::Approx(J).epsilon(1e-9));
+    CHECK(sigma[9 * e] == doctest::Approx(P11 * a / J).epsilon(1e-8));
+    CHECK(std::abs(sigma[9 * e + 4]) < 1e-7 * P11);
+  }
+  const std::vector<double> reaction = vtu_array(vtu, "reaction");
+  REQUIRE(reaction.size() == static_cast<size_t>(m.n_dofs()));
+  double pull = 0.0;
+  for (const int v : m.kinematic[3].verts) pull += reaction[3 * v];
+  CHECK(pull == doctest::Approx(P11).epsilon(1e-8));
+  // Free components carry no reaction.
+  std::vector<bool> held(m.n_dofs(), false);
+  for (const int dof : m.kinematic_dofs()) held[dof] = true;
+  int loaded_free = 0;
+  for (int i = 0; i < m.n_dofs(); ++i) loaded_free += !held[i] && reaction[i] != 0.0;
+  CHECK(loaded_free == 0);
 }

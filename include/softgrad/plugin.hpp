@@ -1,0 +1,45 @@
+/// @file plugin.hpp
+/// User materials for the command line: a shared library that registers them, loaded with
+/// `softgrad <command> --plugin FILE` or a scene's "plugins" list. A plugin is one source file:
+///
+///   #include "softgrad/plugin.hpp"
+///   struct MyMaterial { ... };  // a density psi(F), as in hyperelastic_model.hpp
+///   SOFTGRAD_PLUGIN { softgrad::register_material<MyMaterial>(); }
+///
+/// built against an installed softgrad with
+///
+///   find_package(softgrad REQUIRED)
+///   softgrad_add_plugin(my_plugin my_plugin.cpp)
+///
+/// (examples/plugin). A plugin links none of softgrad's libraries: the functions it calls are
+/// those of the program that loads it, so that it registers into that program's registry. It
+/// must be built with the headers of the same softgrad version.
+#pragma once
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "softgrad/config.hpp"
+#include "softgrad/hyperelastic_model.hpp"
+
+/// Defines the plugin's entry point; the braces that follow are its body, which registers the
+/// plugin's materials (register_material<...>()).
+#define SOFTGRAD_PLUGIN                                                                     \
+  extern "C" __attribute__((visibility("default"))) const char* softgrad_plugin_version() { \
+    return SOFTGRAD_VERSION;                                                                \
+  }                                                                                         \
+  extern "C" __attribute__((visibility("default"))) void softgrad_register_plugin()
+
+namespace softgrad {
+
+/// Loads the plugin `file` and runs its registration, once per file (a second call with the
+/// same file does nothing and returns no names). Returns the names of the materials it
+/// registered. The library stays loaded until the program ends (its materials live in it).
+/// @throws InputError naming the file when it does not exist, cannot be loaded (with the
+/// loader's reason, e.g. a symbol this program does not have), is not a softgrad plugin (no
+/// SOFTGRAD_PLUGIN), was built with another softgrad version, or registers a material under
+/// the name of one that is already registered (built in or from another plugin).
+std::vector<std::string> load_plugin(const std::filesystem::path& file);
+
+}  // namespace softgrad
