@@ -14,6 +14,7 @@
 
 #include <Eigen/Core>
 #include <cstdint>
+#include <functional>
 #include <limits>
 #include <memory>
 #include <string>
@@ -76,6 +77,9 @@ struct SysIdOptions {
   Eigen::VectorXd lower, upper;
   AdjointOptions adjoint;
   bool verbose = false;  ///< log every iteration
+  /// Asked after every iteration (empty: never): true ends the fit at the current estimate,
+  /// which is then reported as usual with SysIdReport::interrupted set.
+  std::function<bool()> stop;
   /// Fits from this many starting points side by side (a TaskPool: threads, and the processes
   /// of an MPI run), keeping the lowest cost: start 0 is the rollout's values, start k moves
   /// each entry of phi (the log of positive parameters, else the value) by start_spread times a
@@ -133,10 +137,13 @@ struct SysIdReport {
   int gradient_simulations = 0;     ///< of which were followed by an adjoint pass (L-BFGS)
   double seconds = 0.0;
   bool converged = false;
-  std::string termination;  ///< the solver's own message
+  bool interrupted = false;  ///< SysIdOptions::stop ended the fit
+  std::string termination;   ///< the solver's own message
   /// Simulated marker positions per observation at the estimate (for plots), the experiments'
   /// observations one after another.
   std::vector<Eigen::VectorXd> fitted;
+  /// The same at the initial guess (of the start that gave the estimate).
+  std::vector<Eigen::VectorXd> initial_fit;
   /// Per experiment, in order.
   std::vector<SysIdExperimentFit> experiments;
   /// Several starts: each one's final cost, and which gave the estimate (its fit's report).

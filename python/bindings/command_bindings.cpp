@@ -4,8 +4,11 @@
 #include <pybind11/iostream.h>
 #include <pybind11/stl.h>
 
+#include <atomic>
+#include <functional>
 #include <iostream>
 #include <optional>
+#include <thread>
 
 #include "app/scene_commands.hpp"
 #include "bindings.hpp"
@@ -36,6 +39,31 @@ app::SceneOverrides overrides(const std::optional<std::string>& out,
   return o;
 }
 
+/// Ctrl-C for a long command: function() is true once Python has a pending signal exception
+/// (KeyboardInterrupt), which it takes so that the command can still write its files;
+/// raise_if_stopped() raises it afterwards. Only the calling thread, which holds the GIL, asks
+/// Python; the command's worker threads see the flag.
+class KeyboardStop {
+ public:
+  std::function<bool()> function() {
+    return [this] {
+      if (stopped_) return true;
+      if (std::this_thread::get_id() != owner_ || PyErr_CheckSignals() == 0) return false;
+      error_.emplace();
+      stopped_ = true;
+      return true;
+    };
+  }
+  void raise_if_stopped() {
+    if (error_) throw *error_;
+  }
+
+ private:
+  std::thread::id owner_ = std::this_thread::get_id();
+  std::atomic<bool> stopped_{false};
+  std::optional<py::error_already_set> error_;
+};
+
 /// Runs `command` with std::cout and std::cerr sent to Python's streams; its JSON as a dict.
 template <class Command>
 py::object run_command(Command command) {
@@ -63,16 +91,11 @@ void bind_commands(py::module_& m) {
         settings.resume = resume;
         // Ctrl-C (KeyboardInterrupt) stops after the current iteration; the files are written,
         // then the exception is raised.
-        std::optional<py::error_already_set> interrupted;
-        settings.stop = [&interrupted] {
-          if (interrupted) return true;
-          if (PyErr_CheckSignals() == 0) return false;
-          interrupted.emplace();  // takes the pending exception, so C++ can go on writing
-          return true;
-        };
+        KeyboardStop stop;
+        settings.stop = stop.function();
         py::object summary = run_command(
             [&](const app::Console& c) { return app::train_scene(*s.scene, settings, c); });
-        if (interrupted) throw *interrupted;
+        stop.raise_if_stopped();
         return summary;
       },
       py::arg("scene"), py::arg("out") = py::none(), py::arg("iterations") = py::none(),
@@ -86,8 +109,12 @@ void bind_commands(py::module_& m) {
         settings.overrides = overrides(out, solver, threads, quiet, verbose);
         if (budget && *budget <= 0) throw InputError("budget must be > 0 simulated steps");
         settings.budget = budget.value_or(0);
-        return run_command(
+        KeyboardStop stop;  // as in train: the curves so far are written, then it is raised
+        settings.stop = stop.function();
+        py::object summary = run_command(
             [&](const app::Console& c) { return app::compare_scene(*s.scene, settings, c); });
+        stop.raise_if_stopped();
+        return summary;
       },
       py::arg("scene"), py::arg("budget") = py::none(), py::arg("out") = py::none(),
       py::arg("solver") = py::none(), py::arg("threads") = 0, py::arg("quiet") = false,
@@ -108,8 +135,12 @@ void bind_commands(py::module_& m) {
         settings.starts = starts;
         settings.threads = threads;
         settings.verbosity = verbosity(quiet, verbose);
-        return run_command(
+        KeyboardStop stop;  // as in train: the estimate so far is reported, then it is raised
+        settings.stop = stop.function();
+        py::object report = run_command(
             [&](const app::Console& c) { return app::sysid_scene(*s.scene, settings, c); });
+        stop.raise_if_stopped();
+        return report;
       },
       py::arg("scene"), py::arg("data") = std::vector<std::string>{}, py::arg("out") = "out/sysid",
       py::arg("params") = std::vector<std::string>{}, py::arg("method") = py::none(),

@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <functional>
 #include <memory>
 #include <ostream>
 #include <sstream>
@@ -13,6 +14,7 @@
 #include "app/commands.hpp"
 #include "app/frame_writer.hpp"
 #include "app/gradient_problem.hpp"
+#include "app/interrupt.hpp"
 #include "app/locomotion_problem.hpp"
 #include "app/scene_commands.hpp"
 #include "app/summary.hpp"
@@ -65,12 +67,16 @@ void finish(MethodRun& m, Clock::time_point start) {
   for (const CurveSample& s : m.curve) m.best = std::max(m.best, s.reward);
 }
 
-MethodRun run_gradient(LocomotionProblem& p, long budget, const Console& c, bool talk) {
+using Stop = std::function<bool()>;
+
+MethodRun run_gradient(LocomotionProblem& p, long budget, const Console& c, bool talk,
+                       const Stop& stop) {
   MethodRun m{
       "gradient (" + std::string(to_string(p.locomotion().train.optimizer)) + ")", "", {}, 0, 0.0};
   const auto start = Clock::now();
   const int iterations = static_cast<int>(budget / p.episode_steps());
   TrainOptions o = train_options(p.locomotion(), iterations);
+  o.stop = stop;
   o.on_iteration = [&](const TrainIteration& it) {
     if (talk)
       c.err << "softgrad: gradient iteration " << it.iteration << "/" << iterations << ": reward "
@@ -126,7 +132,7 @@ rl::IterationCallback rl_progress(const std::string& name, int iterations, const
 }
 
 MethodRun run_ppo(LocomotionProblem& p, long budget, const TaskPool& pool, const Console& c,
-                  bool talk) {
+                  bool talk, const Stop& stop) {
   const Locomotion& loc = p.locomotion();
   const LocomotionCompareSpec& s = loc.compare;
   rl::EnvPool envs = environments(p, pool);
@@ -140,6 +146,7 @@ MethodRun run_ppo(LocomotionProblem& p, long budget, const TaskPool& pool, const
   o.initial_log_std = s.ppo_log_std;
   o.reward_scale = s.ppo_reward_scale;
   o.seed = loc.train.seed;
+  o.stop = stop;
   const Mlp policy = initial_policy(p);
   MethodRun m{"PPO", "mlp (" + std::to_string(policy.n_parameters()) + " parameters)", {}, 0, 0.0};
   const auto start = Clock::now();
@@ -150,7 +157,7 @@ MethodRun run_ppo(LocomotionProblem& p, long budget, const TaskPool& pool, const
 }
 
 MethodRun run_es(LocomotionProblem& p, long budget, const TaskPool& pool, const Console& c,
-                 bool talk) {
+                 bool talk, const Stop& stop) {
   const Locomotion& loc = p.locomotion();
   const LocomotionCompareSpec& s = loc.compare;
   rl::EnvPool envs = environments(p, pool);
@@ -161,6 +168,7 @@ MethodRun run_es(LocomotionProblem& p, long budget, const TaskPool& pool, const 
   o.sigma = s.es_sigma;
   o.adam.learning_rate = s.es_learning_rate;
   o.seed = loc.train.seed;
+  o.stop = stop;
   const Mlp policy = initial_policy(p);
   MethodRun m{"ES", "mlp (" + std::to_string(policy.n_parameters()) + " parameters)", {}, 0, 0.0};
   const auto start = Clock::now();
@@ -285,9 +293,13 @@ json compare_scene(Scene scene, const CompareSettings& args, const Console& c) {
   const bool talk = !args.overrides.quiet && leader;
   const long gradient_budget =
       loc.compare.gradient_budget > 0 ? std::min(budget, loc.compare.gradient_budget) : budget;
-  const std::vector<MethodRun> runs = {run_gradient(p, gradient_budget, c, talk),
-                                       run_ppo(p, budget, pool, c, talk),
-                                       run_es(p, budget, pool, c, talk)};
+  // A stop request ends the method that runs and skips the others; the curves so far are
+  // written as usual, with "interrupted": true.
+  const Stop stop = [&args] { return args.stop && args.stop(); };
+  const std::vector<MethodRun> runs = {run_gradient(p, gradient_budget, c, talk, stop),
+                                       run_ppo(p, budget, pool, c, talk, stop),
+                                       run_es(p, budget, pool, c, talk, stop)};
+  const bool interrupted = stop();
   const Verdict v = judge(runs);
   json methods = json::array();
   for (const MethodRun& m : runs) methods.push_back(method_json(m, v, runs[1].best));
@@ -308,6 +320,7 @@ json compare_scene(Scene scene, const CompareSettings& args, const Console& c) {
       {"ppo_steps_to_its_best", steps_json(v.ppo_best_steps)},
       {"gradient_steps_to_ppo_best", steps_json(v.grad_to_ppo_best)},
       {"ppo_over_gradient_steps", std::isnan(v.ratio) ? json(nullptr) : json(v.ratio)},
+      {"interrupted", interrupted},
       {"methods", methods}};
   if (!leader) return summary;
   write_files(dir, runs, summary, p.scene.name);
@@ -333,8 +346,11 @@ Command add_compare_command(CLI::App& program) {
       "[m]. Writes compare.csv, compare.json and compare.svg into OUT and prints, per method,\n"
       "the steps it needs to reach 90% of the best reward any method reaches.\n");
   return {cmd, [args](const Console& c) {
-            compare_scene(load_scene(args->scene), args->settings, c);
-            return kExitOk;
+            InterruptHandler interrupt;  // Ctrl-C, SIGTERM: the curves so far are written
+            CompareSettings settings = args->settings;
+            settings.stop = [] { return InterruptHandler::interrupted(); };
+            compare_scene(load_scene(args->scene), settings, c);
+            return InterruptHandler::interrupted() ? InterruptHandler::exit_code() : kExitOk;
           }};
 }
 

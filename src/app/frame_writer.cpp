@@ -103,7 +103,7 @@ void FrameWriter::write(const State& s, int step, const Eigen::VectorXd* reactio
   std::vector<CellField> cells = cell_fields_;
   for (CellField& f : element_fields(model_, s.x, parameters_)) cells.push_back(std::move(f));
   write_vtu((directory_ / file).string(), mesh_, s.x, fields, cells, encoding_);
-  pvd_->add_frame(s.t, file);
+  pvd_->add_frame(dt_ > 0.0 ? step * dt_ : s.t, file);
   last_step_ = step;
 }
 

@@ -32,6 +32,9 @@ class FrameWriter {
   FrameWriter(const Model& model, std::filesystem::path directory, std::string name,
               VtuEncoding encoding = VtuEncoding::zlib);
 
+  /// Frames after `step` steps are listed in the .pvd at time step * dt instead of the state's
+  /// time, which after many steps carries the round-off of adding dt each step.
+  void set_time_step(double dt) { dt_ = dt; }
   /// The material parameters the stress fields use (a rollout's); the model's own by default.
   void set_parameters(TermParameters parameters) { parameters_ = std::move(parameters); }
 
@@ -55,6 +58,7 @@ class FrameWriter {
   std::string name_;
   Mesh mesh_;
   VtuEncoding encoding_;
+  double dt_ = 0.0;  ///< 0: list frames at the state's time
   TermParameters parameters_;
   std::vector<CellField> cell_fields_;
   std::optional<PvdWriter> pvd_;

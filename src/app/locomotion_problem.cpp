@@ -52,6 +52,7 @@ double write_rollout(LocomotionProblem& p, const std::shared_ptr<const Controlle
   if (every > 0) {
     FrameWriter frames(model, dir, "rollout", p.scene.output.vtu_encoding);
     frames.set_parameters(r.parameters);
+    frames.set_time_step(p.scene.options.dt);
     for (int n = 0; n <= traj.steps(); ++n)
       if (n % every == 0 || n == traj.steps()) frames.write(traj.state(n), n);
   }

@@ -126,7 +126,10 @@ RunResult run_scene(const Scene& scene, const RunOptions& options) {
   result.initial_kinetic_energy = sim.kinetic_energy(s.v);
   result.initial_potential_energy = sim.potential_energy(s.x, rollout.parameters);
   FrameWriter* writer = frames ? &*frames : nullptr;
-  if (writer) writer->set_parameters(rollout.parameters);
+  if (writer) {
+    writer->set_parameters(rollout.parameters);
+    writer->set_time_step(scene.options.dt);
+  }
   try {
     if (writer) writer->write(s, 0);
     step_loop(sim, scene, options, rollout, s, writer, result);

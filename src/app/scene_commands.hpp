@@ -41,6 +41,9 @@ nlohmann::ordered_json train_scene(Scene scene, const TrainSettings& settings,
 struct CompareSettings {
   SceneOverrides overrides;
   long budget = 0;  ///< simulated steps per method; 0: the scene's compare.budget
+  /// Asked between iterations (empty: never): true ends the running method, skips the others
+  /// and writes the curves so far ("interrupted": true).
+  std::function<bool()> stop;
 };
 
 /// Gradient training against PPO and OpenAI-ES (OUT/compare.json is returned; in an MPI run,
@@ -58,6 +61,9 @@ struct SysIdSettings {
   int starts = 0;                   ///< 0: the scene's
   int threads = 0;
   Verbosity verbosity = Verbosity::Normal;
+  /// Asked after every iteration (empty: never): true ends the fit at its current estimate,
+  /// which is reported and written as usual ("interrupted": true).
+  std::function<bool()> stop;
 };
 
 /// Identifies the scene's parameters from recordings of its markers (OUT/report.json is

@@ -9,9 +9,11 @@
 #include "app/cli.hpp"
 #include "app/commands.hpp"
 #include "app/frame_writer.hpp"
+#include "app/interrupt.hpp"
 #include "app/scene_commands.hpp"
 #include "app/scene_overrides.hpp"
 #include "app/summary.hpp"
+#include "app/sysid_field.hpp"
 #include "app/sysid_report.hpp"
 #include "app/sysid_scene.hpp"
 #include "softgrad/errors.hpp"
@@ -71,6 +73,7 @@ json sysid_scene(Scene scene, const SysIdSettings& args, const Console& c) {
   if (args.starts > 0) options.starts = args.starts;
   options.threads = args.threads;
   options.verbose = false;
+  options.stop = args.stop;
   std::vector<SysIdExperiment> fit;
   for (const MarkerExperiment& e : runs)
     fit.push_back({e.scene.scene.model, e.scene.sim->options(), e.scene.rollout, e.scene.markers,
@@ -82,9 +85,15 @@ json sysid_scene(Scene scene, const SysIdSettings& args, const Console& c) {
   json result = sysid_report_json(runs, report);
   if (!leader) return result;
   write_json_file(dir / "report.json", result);
-  write_fit_plot((dir / "fit.svg").string(), runs, report);
+  // A fitted field is also drawn per element and written over the mesh (field.vtu).
+  const std::vector<ParameterSet::Block> fields =
+      fitted_fields(runs.front().scene, options.parameters);
+  write_fit_plot((dir / "fit.svg").string(), runs, report, field_plots(fields, report));
+  write_field_vtu(dir / "field.vtu", runs.front().scene, fields, report,
+                  runs.front().scene.scene.output.vtu_encoding);
   c.out << sysid_summary(runs, report) << "  report: " << (dir / "report.json").string()
         << "\n  plot:   " << (dir / "fit.svg").string() << std::endl;
+  if (!fields.empty()) c.out << "  field:  " << (dir / "field.vtu").string() << std::endl;
   return result;
 }
 
@@ -127,15 +136,18 @@ Command add_sysid_command(CLI::App& program) {
       "per experiment too, iterations, simulations, seconds) and DIR/fit.svg (recorded and\n"
       "fitted markers), and prints a summary. Several recordings (--data twice, or the\n"
       "scene's /sysid/experiments, each a patch of the scene) share the parameters.\n"
+      "Ctrl-C or SIGTERM ends the fit at its current estimate, which is written as usual.\n"
       "Exit codes: 0 done, 1 bad input (scene, recording: file and line), 2 a forward\n"
-      "Newton solve failed, 3 internal error.\n");
+      "Newton solve failed, 3 internal error, 130/143 interrupted (SIGINT/SIGTERM).\n");
   return {cmd, [args](const Console& c) {
             SysIdSettings settings = args->settings;
             settings.verbosity = args->quiet     ? Verbosity::Quiet
                                  : args->verbose ? Verbosity::Verbose
                                                  : Verbosity::Normal;
+            InterruptHandler interrupt;  // Ctrl-C, SIGTERM: the estimate so far is reported
+            settings.stop = [] { return InterruptHandler::interrupted(); };
             sysid_scene(load_scene(args->scene), settings, c);
-            return kExitOk;
+            return InterruptHandler::interrupted() ? InterruptHandler::exit_code() : kExitOk;
           }};
 }
 

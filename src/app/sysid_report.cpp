@@ -83,6 +83,7 @@ json sysid_report_json(const std::vector<MarkerExperiment>& experiments, const S
           {"gradient_simulations", r.gradient_simulations},
           {"seconds", r.seconds},
           {"converged", r.converged},
+          {"interrupted", r.interrupted},
           {"termination", r.termination},
           {"warnings", identifiability_warnings(r)},
           {"covariance", covariance},
@@ -94,7 +95,7 @@ json sysid_report_json(const std::vector<MarkerExperiment>& experiments, const S
 }
 
 void write_fit_plot(const std::string& path, const std::vector<MarkerExperiment>& experiments,
-                    const SysIdReport& r) {
+                    const SysIdReport& r, const std::vector<LinePlot>& more) {
   static const char* const kAxis[] = {"x", "y", "z"};
   std::vector<LinePlot> plots;
   for (size_t e = 0; e < experiments.size(); ++e) {
@@ -107,6 +108,7 @@ void write_fit_plot(const std::string& path, const std::vector<MarkerExperiment>
       for (int k = 0; k < markers.dim(); ++k) {
         PlotSeries recorded{"recorded", {}, {}, false, true};
         PlotSeries fitted{"fitted", {}, {}, false, false};
+        PlotSeries initial{"initial guess", {}, {}, true, false};
         for (size_t i = 0; i < rec.observations.size(); ++i) {
           const auto& o = rec.observations[i];
           if (o.marker != m) continue;
@@ -114,16 +116,21 @@ void write_fit_plot(const std::string& path, const std::vector<MarkerExperiment>
           recorded.y.push_back(o.position[k]);
           fitted.x.push_back(rec.times[o.frame]);
           fitted.y.push_back(r.fitted[first + i][k]);
+          if (first + i < r.initial_fit.size()) {
+            initial.x.push_back(rec.times[o.frame]);
+            initial.y.push_back(r.initial_fit[first + i][k]);
+          }
         }
         if (recorded.x.empty()) continue;
         LinePlot plot;
         plot.title = prefix + "marker " + markers[m].name + ", " + kAxis[k];
         plot.x_label = "t [s]";
         plot.y_label = std::string(kAxis[k]) + " [m]";
-        plot.series = {recorded, fitted};
+        plot.series = {recorded, initial, fitted};
         plots.push_back(std::move(plot));
       }
   }
+  plots.insert(plots.end(), more.begin(), more.end());
   write_svg_plots(path, plots);
 }
 
@@ -133,7 +140,9 @@ std::string sysid_summary(const std::vector<MarkerExperiment>& experiments, cons
   char line[512];
   std::snprintf(line, sizeof line, "%s: %s, %d iterations, %d simulations, %.2f s, %s\n",
                 p.scene.name.c_str(), to_string(r.method), r.iterations, r.simulations, r.seconds,
-                r.converged ? "converged" : "not converged");
+                r.interrupted ? "interrupted"
+                : r.converged ? "converged"
+                              : "not converged");
   os << line;
   const int shown = std::min<int>(static_cast<int>(r.labels.size()), 8);
   for (int i = 0; i < shown; ++i) {

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "app/sysid_scene.hpp"
+#include "softgrad/plot.hpp"
 #include "softgrad/sysid.hpp"
 
 namespace softgrad::app {
@@ -31,10 +32,10 @@ struct MarkerExperiment {
 nlohmann::ordered_json sysid_report_json(const std::vector<MarkerExperiment>& experiments,
                                          const SysIdReport& r);
 
-/// fit.svg: per experiment and marker coordinate, the recorded positions (dots) and the fitted
-/// ones (line) against time.
+/// fit.svg: per experiment and marker coordinate, the recorded positions (dots), those simulated
+/// at the initial guess (dashed) and the fitted ones (line) against time; then `more` plots.
 void write_fit_plot(const std::string& path, const std::vector<MarkerExperiment>& experiments,
-                    const SysIdReport& r);
+                    const SysIdReport& r, const std::vector<LinePlot>& more = {});
 
 /// The human summary: estimates with standard deviations, residuals (per experiment when there
 /// are several), cost.

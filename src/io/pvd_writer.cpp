@@ -31,7 +31,7 @@ void PvdWriter::write() const {
       "  <Collection>\n";
   for (const auto& [time, file] : frames_) {
     out += "    <DataSet timestep=\"";
-    detail::append_number_exact(out, time);
+    detail::append_number(out, time, 15);  // times are labels: 0.3, not 0.30000000000000004
     out += "\" group=\"\" part=\"0\" file=\"";
     out += file;
     out += "\"/>\n";

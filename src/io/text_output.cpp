@@ -9,9 +9,9 @@
 
 namespace softgrad::detail {
 
-void append_number(std::string& out, double v) {
-  char buf[32];
-  const auto r = std::to_chars(buf, buf + sizeof buf, v, std::chars_format::general, 9);
+void append_number(std::string& out, double v, int digits) {
+  char buf[40];
+  const auto r = std::to_chars(buf, buf + sizeof buf, v, std::chars_format::general, digits);
   out.append(buf, r.ptr);
 }
 

@@ -8,8 +8,8 @@
 
 namespace softgrad::detail {
 
-/// Appends `v` with 9 significant digits (like %.9g, locale-independent).
-void append_number(std::string& out, double v);
+/// Appends `v` with `digits` significant digits (like %.9g, locale-independent).
+void append_number(std::string& out, double v, int digits = 9);
 /// Appends the shortest form of `v` that reads back exactly (up to 17 digits).
 void append_number_exact(std::string& out, double v);
 /// Appends the decimal form of `v`.

@@ -83,6 +83,7 @@ TrainingResult train_es(EnvPool& envs, const Mlp& initial_policy, const EsOption
   Eigen::MatrixXd eps(n, pairs);
   std::vector<Eigen::VectorXd> candidates(options.population);
   for (int it = 0; it < options.iterations; ++it) {
+    if (options.stop && options.stop()) break;
     // The antithetic candidates theta + sigma eps_j (2j) and theta - sigma eps_j (2j + 1).
     for (int j = 0; j < pairs; ++j) {
       for (int i = 0; i < n; ++i) eps(i, j) = normal(rng);

@@ -241,6 +241,7 @@ TrainingResult train_ppo(EnvPool& envs, const Mlp& initial_policy, const PpoOpti
   if (options.evaluation_episodes > 0) result.initial_return = evaluate();
   std::vector<PpoSample> batch;
   for (int it = 0; it < options.iterations; ++it) {
+    if (options.stop && options.stop()) break;
     // Collect whole episodes with sampled actions, side by side.
     const long before = envs.simulated_steps();
     const Eigen::VectorXd collecting = policy.mean_network().parameters();

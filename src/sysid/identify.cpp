@@ -19,6 +19,20 @@
 namespace softgrad {
 namespace {
 
+// Ends a Ceres solve at the current iterate when SysIdOptions::stop says so.
+struct StopCallback final : ceres::IterationCallback {
+  explicit StopCallback(const std::function<bool()>& stop) : stop_(stop) {}
+  ceres::CallbackReturnType operator()(const ceres::IterationSummary&) override {
+    if (!stop_ || !stop_()) return ceres::SOLVER_CONTINUE;
+    stopped = true;
+    return ceres::SOLVER_TERMINATE_SUCCESSFULLY;
+  }
+  bool stopped = false;
+
+ private:
+  const std::function<bool()>& stop_;
+};
+
 using detail::ExperimentSet;
 using detail::Parametrisation;
 using detail::parametrise;
@@ -165,8 +179,11 @@ void solve_lm(ExperimentSet& experiments, const Parametrisation& map, const SysI
   sopt.num_threads = 1;  // one shared simulation per point; the element loops are parallel
   sopt.logging_type = ceres::SILENT;
   sopt.minimizer_progress_to_stdout = options.verbose;
+  StopCallback stop(options.stop);
+  if (options.stop) sopt.callbacks.push_back(&stop);
   ceres::Solver::Summary summary;
   ceres::Solve(sopt, &problem, &summary);
+  report.interrupted = stop.stopped;
   report.iterations = static_cast<int>(summary.iterations.size()) - 1;
   report.converged = summary.termination_type == ceres::CONVERGENCE;
   report.termination = summary.message;
@@ -264,8 +281,11 @@ void solve_lbfgs(ExperimentSet& experiments, const Parametrisation& map,
   sopt.parameter_tolerance = options.parameter_tolerance;
   sopt.logging_type = ceres::SILENT;
   sopt.minimizer_progress_to_stdout = options.verbose;
+  StopCallback stop(options.stop);
+  if (options.stop) sopt.callbacks.push_back(&stop);
   ceres::GradientProblemSolver::Summary summary;
   ceres::Solve(sopt, problem, phi.data(), &summary);
+  report.interrupted = stop.stopped;
   report.iterations = static_cast<int>(summary.iterations.size()) - 1;
   report.converged = summary.termination_type == ceres::CONVERGENCE;
   report.termination = summary.message;
@@ -329,8 +349,10 @@ SysIdReport identify_one(ExperimentSet& experiments, const SysIdOptions& options
     residual_stats(r.segment(row, fit.residuals), fit.observations, fit.cost_after, fit.rms_after);
     report.experiments.push_back(fit);
   }
-  for (int i = 0; i < n_obs; ++i)
+  for (int i = 0; i < n_obs; ++i) {
     report.fitted.push_back(r.segment(i * dim, dim) + experiments.observation(i).position);
+    report.initial_fit.push_back(r0.segment(i * dim, dim) + experiments.observation(i).position);
+  }
   report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return report;
 }

@@ -57,6 +57,7 @@ std::vector<double> encode(const SysIdReport& r) {
   out.push_back(r.condition_number);
   out.push_back(static_cast<double>(r.fitted.size()));
   for (const Eigen::VectorXd& f : r.fitted) put(out, f);
+  for (const Eigen::VectorXd& f : r.initial_fit) put(out, f);
   out.push_back(static_cast<double>(r.experiments.size()));
   for (const SysIdExperimentFit& e : r.experiments)
     out.insert(out.end(), {static_cast<double>(e.observations), static_cast<double>(e.residuals),
@@ -81,6 +82,8 @@ void decode(const std::vector<double>& in, SysIdReport& r) {
   r.condition_number = in[k++];
   r.fitted.resize(static_cast<size_t>(in[k++]));
   for (Eigen::VectorXd& f : r.fitted) f = take(in, k);
+  r.initial_fit.resize(r.fitted.size());
+  for (Eigen::VectorXd& f : r.initial_fit) f = take(in, k);
   r.experiments.resize(static_cast<size_t>(in[k++]));
   for (SysIdExperimentFit& e : r.experiments) {
     e.observations = static_cast<int>(in[k]), e.residuals = static_cast<int>(in[k + 1]);
@@ -160,6 +163,7 @@ SysIdReport identify(std::vector<SysIdExperiment>& experiments, const SysIdOptio
   }
   if (best.best_start < 0) throw InputError("sysid: the fit failed from every starting point");
   best.start_costs = std::move(costs);
+  best.interrupted = options.stop && options.stop();  // the stop holds once asked
   main.set(best.estimate);
   return best;
 }

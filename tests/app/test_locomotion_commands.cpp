@@ -181,6 +181,31 @@ TEST_CASE("app/locomotion_commands: compare runs the three methods on one budget
   CHECK(contains(read_text(out + "/compare.svg"), "PPO"));
 }
 
+TEST_CASE("app/locomotion_commands: a stop request ends compare with the curves so far") {
+  TempDir dir;
+  write_text(dir.file("walker.json"),
+             biped_scene(10, R"("compare": {"ppo_episodes": 2, "ppo_minibatch": 10,
+                                "es_population": 4, "hidden": [8]})"));
+  CompareSettings settings;
+  settings.budget = 120;
+  settings.overrides.out = dir.file("cmp");
+  settings.overrides.quiet = true;
+  int asked = 0;
+  settings.stop = [&asked] { return ++asked > 4; };  // as a signal during the 5th iteration
+  std::ostringstream out, err;
+  const json result =
+      compare_scene(load_scene(dir.file("walker.json")), settings, app::Console{out, err, false});
+  const json s = read_json(dir.file("cmp") + "/compare.json");
+  CHECK(s == result);
+  CHECK(s["interrupted"] == true);
+  REQUIRE(s["methods"].size() == 3);
+  CHECK(s["methods"][0]["curve"].size() == 5);  // the gradient method stopped after 5 of 12
+  CHECK(s["methods"][0]["steps_used"] == 50);
+  CHECK(s["methods"][1]["curve"].size() == 1);  // PPO and ES: their initial policies only
+  CHECK(s["methods"][2]["curve"].size() == 1);
+  CHECK(csv_rows(dir.file("cmp") + "/compare.csv", "method,simulated_steps,reward").size() == 7);
+}
+
 TEST_CASE("app/locomotion_commands: compare's learning curves do not depend on its threads") {
   TempDir dir;
   write_text(dir.file("walker.json"),

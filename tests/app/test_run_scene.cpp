@@ -77,6 +77,20 @@ TEST_CASE("app/run_scene: the last state is written when the steps are not a mul
   CHECK(std::filesystem::exists(dir.file("out/tiny_000003.vtu")));
 }
 
+TEST_CASE("app/run_scene: the collection lists frames at step * dt, without summed round-off") {
+  TempDir dir;
+  Scene scene = tiny_scene(dir.file("out"), 500);
+  scene.output.every = 250;
+  const RunResult r = run_scene(scene);  // 500 steps of 10 ms: t sums to 4.999999999999938
+  REQUIRE(r.steps_completed() == 500);
+  CHECK(r.steps.back().time != 5.0);
+  const std::string pvd = read_text(dir.file("out/tiny.pvd"));
+  CHECK(pvd.find("timestep=\"2.5\" group=\"\" part=\"0\" file=\"tiny_000250.vtu\"") !=
+        std::string::npos);
+  CHECK(pvd.find("timestep=\"5\" group=\"\" part=\"0\" file=\"tiny_000500.vtu\"") !=
+        std::string::npos);
+}
+
 TEST_CASE("app/run_scene: with every 0 or vtu off only the summary is written") {
   TempDir dir;
   Scene scene = tiny_scene(dir.file("out"), 1);

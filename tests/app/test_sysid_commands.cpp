@@ -7,10 +7,12 @@
 #include <sstream>
 
 #include "app/cli.hpp"
+#include "app/scene_commands.hpp"
 #include "app/sysid_scene.hpp"
 #include "app_test_support.hpp"
 #include "cli_test_support.hpp"
 #include "softgrad/parameters.hpp"
+#include "support/vtu_reader.hpp"
 
 using namespace softgrad;
 using namespace softgrad::app;
@@ -89,6 +91,64 @@ TEST_CASE("app/sysid: record then sysid recovers E and damping with a complete r
   const std::string svg = read_text((out / "fit.svg").string());
   CHECK(contains(svg, "marker tip, y"));
   CHECK(contains(svg, "recorded"));
+  CHECK(contains(svg, "initial guess"));
+}
+
+TEST_CASE("app/sysid: a stop request ends the fit at its estimate, which is reported") {
+  TempDir dir;
+  const fs::path scene = beam_scene(dir);
+  const fs::path data = dir.file("beam.csv");
+  REQUIRE(cli({"record", scene.string(), "--out", data.string(), "--frame-rate", "75"}).code == 0);
+  for (const char* method : {"lm", "lbfgs"}) {
+    CAPTURE(method);
+    SysIdSettings settings;
+    settings.data = {data.string()};
+    settings.out = dir.file(std::string("stopped_") + method);
+    settings.method = method;
+    settings.verbosity = Verbosity::Quiet;
+    int asked = 0;
+    // As a signal during the first iteration (Ceres asks after its initial evaluation too).
+    settings.stop = [&asked] { return ++asked >= 2; };
+    std::ostringstream out, err;
+    const json result = sysid_scene(load_scene(scene), settings, Console{out, err, false});
+    const json report = read_json(fs::path(settings.out) / "report.json");
+    CHECK(report == result);
+    CHECK(report["interrupted"] == true);
+    CHECK(report["converged"] == false);
+    CHECK(report["iterations"].get<int>() == 1);
+    // Moved from the initial guess, not yet at the truth (5e4).
+    const double E = report["parameters"][0]["estimate"].get<double>();
+    CHECK(E != 8e4);
+    CHECK(std::abs(E - 5e4) > 1e-4 * 5e4);
+    CHECK(report["rms_after"].get<double>() < report["rms_before"].get<double>());
+    CHECK(std::filesystem::exists(fs::path(settings.out) / "fit.svg"));
+    CHECK(contains(out.str(), "interrupted"));
+  }
+}
+
+TEST_CASE("app/sysid: a fitted field is written over the mesh and drawn per element") {
+  TempDir dir;
+  const fs::path scene = beam_scene(dir);
+  const fs::path data = dir.file("beam.csv");
+  REQUIRE(cli({"record", scene.string(), "--out", data.string(), "--frame-rate", "75"}).code == 0);
+  const fs::path out = dir.file("field_fit");
+  const Outcome fit = cli({"sysid", scene.string(), "--data", data.string(), "--params", "youngs[]",
+                           "--method", "lbfgs", "--max-iterations", "3", "--out", out.string()});
+  REQUIRE_MESSAGE(fit.code == 0, fit.err);
+  CHECK(contains(fit.out, "field:  " + (out / "field.vtu").string()));
+  const json report = read_json(out / "report.json");
+  const std::string vtu = read_text((out / "field.vtu").string());
+  const std::vector<double> estimate = vtu_array(vtu, "youngs[] estimate");
+  const std::vector<double> initial = vtu_array(vtu, "youngs[] initial");
+  REQUIRE(estimate.size() == 24);  // 6 x 2 cells, 2 triangles each
+  REQUIRE(report["parameters"].size() == 24);
+  for (size_t e = 0; e < estimate.size(); ++e) {
+    CHECK(estimate[e] == report["parameters"][e]["estimate"].get<double>());
+    CHECK(initial[e] == report["parameters"][e]["initial"].get<double>());
+  }
+  CHECK(vtu_array(vtu, "youngs[] stddev").size() == 24);
+  const std::string svg = read_text((out / "fit.svg").string());
+  CHECK(contains(svg, "field youngs[] per element"));
 }
 
 TEST_CASE("app/sysid: bad recordings are errors naming the file and line, exit code 1") {

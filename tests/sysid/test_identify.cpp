@@ -50,6 +50,16 @@ TEST_CASE("sysid: Levenberg-Marquardt recovers E and damping from a noiseless re
   CHECK(r.rms_after < 1e-3 * r.rms_before);
   CHECK(r.stddev.size() == 2);
   CHECK(r.fitted.size() == rec.observations.size());
+  // The simulated markers at the start and at the estimate give the reported rms errors.
+  REQUIRE(r.initial_fit.size() == rec.observations.size());
+  double sq_before = 0.0, sq_after = 0.0;
+  for (size_t i = 0; i < rec.observations.size(); ++i) {
+    sq_before += (r.initial_fit[i] - rec.observations[i].position).squaredNorm();
+    sq_after += (r.fitted[i] - rec.observations[i].position).squaredNorm();
+  }
+  const double n = static_cast<double>(rec.observations.size());
+  CHECK(std::sqrt(sq_before / n) == doctest::Approx(r.rms_before).epsilon(1e-12));
+  CHECK(std::sqrt(sq_after / n) == doctest::Approx(r.rms_after).epsilon(1e-9));
   // The model now holds the estimate.
   CHECK(ParameterSet(*p.sim, p.rollout, {"youngs"}).get(*p.sim, p.rollout)[0] == r.estimate[0]);
 }

@@ -10,6 +10,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 
 #include "softgrad/adam.hpp"
 #include "softgrad/mlp.hpp"
@@ -28,6 +29,8 @@ struct EsOptions {
   int episodes_per_candidate = 1;  ///< episodes averaged per fitness (for random starts)
   int evaluation_episodes = 1;     ///< deterministic episodes of theta per iteration; 0: none
   std::uint64_t seed = 1;          ///< perturbations
+  /// Asked before every iteration (empty: never): true ends the training there.
+  std::function<bool()> stop;
 };
 
 /// Trains the MLP `initial_policy` on env with OpenAI-ES.

@@ -15,6 +15,7 @@
 
 #include <Eigen/Core>
 #include <cstdint>
+#include <functional>
 #include <span>
 #include <vector>
 
@@ -50,6 +51,8 @@ struct PpoOptions {
   bool normalize_advantages = true;  ///< to zero mean and unit variance per iteration
   int evaluation_episodes = 1;       ///< deterministic episodes per iteration; 0: none
   std::uint64_t seed = 1;            ///< action noise, shuffling and the value MLP
+  /// Asked before every iteration (empty: never): true ends the training there.
+  std::function<bool()> stop;
 };
 
 /// One sample of an iteration's batch.
