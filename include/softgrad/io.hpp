@@ -36,10 +36,40 @@ Mesh read_tetgen(const std::string& node_or_ele_path);
 /// element.
 Mesh read_gmsh(const std::string& path);
 
+/// A triangulated surface (vertices and triangles, 0-based), what tetrahedralise() fills.
+struct SurfaceMesh {
+  Eigen::Matrix<double, Eigen::Dynamic, 3, Eigen::RowMajor> X;
+  Eigen::Matrix<int, Eigen::Dynamic, 3, Eigen::RowMajor> triangles;
+  std::string source;  ///< the file, for messages
+};
+
+/// Reads a surface: OBJ ("v" and "f" records; polygons are fanned into triangles; texture and
+/// normal indices ignored), OFF, or STL (binary or ASCII; coincident vertices merged).
+/// @throws InputError "<file>:<line>: ..." for a missing file, a malformed record, a
+///         non-finite coordinate, an index out of range, a triangle repeating a vertex, or
+///         fewer than 4 vertices or triangles.
+SurfaceMesh read_surface_mesh(const std::string& path);
+
+/// TetGen's quality and size bounds for tetrahedralise().
+struct TetrahedraliseOptions {
+  double max_radius_edge = 1.5;  ///< bound on circumradius / shortest edge (TetGen -q), >= 1
+  double max_volume = 0.0;       ///< bound on a tetrahedron's volume [m^3] (-a); 0: none
+};
+
+/// True when this build has TetGen (Debian's libtet1.5-dev; AGPL-licensed).
+bool has_tetgen();
+
+/// Fills a closed, non-self-intersecting surface with quality tetrahedra (TetGen, boundary
+/// preserved up to added Steiner points).
+/// @throws InputError naming the surface when it is open, intersects itself or TetGen fails,
+///         or when the build has no TetGen.
+Mesh tetrahedralise(const SurfaceMesh& surface, const TetrahedraliseOptions& options = {});
+
 /// Reads a mesh, choosing the reader by extension: .msh -> read_gmsh; .node, .ele, or no
-/// extension with `path.node` present -> read_tetgen.
+/// extension with `path.node` present -> read_tetgen; .obj, .off, .stl -> read_surface_mesh,
+/// then tetrahedralise with `surface`.
 /// @throws InputError for an unknown extension, or what the reader throws.
-Mesh read_mesh(const std::string& path);
+Mesh read_mesh(const std::string& path, const TetrahedraliseOptions& surface = {});
 
 /// A per-vertex array written into a .vtu file. `values` holds n_verts * components numbers,
 /// vertex-major ([v0c0 v0c1 ... v1c0 ...], the layout of x). In 2D, a 2-component field is

@@ -25,9 +25,19 @@ Mesh read_mesh_file(const ObjectReader& m, int dim) {
   const bool found =
       fs::exists(path) || fs::exists(path.string() + ".node");  // also TetGen's "ball.1"
   if (!found) m.fail("file", "mesh file not found: " + path.string());
+  // A surface is filled with tetrahedra; its volume bound is in scene units (after "scale").
+  const std::string ext = path.extension().string();
+  const bool surface = ext == ".obj" || ext == ".off" || ext == ".stl";
+  TetrahedraliseOptions fill;
+  for (const char* key : {"quality", "max_volume"})
+    if (m.has(key) && !surface)
+      m.fail(key, std::string("'") + key + "' goes with a surface mesh file (.obj, .off, .stl)");
+  fill.max_radius_edge = m.number("quality");
+  const double scale = m.number("scale");
+  if (m.has("max_volume")) fill.max_volume = m.number("max_volume") / (scale * scale * scale);
   Mesh mesh;
   try {
-    mesh = read_mesh(path.string());
+    mesh = read_mesh(path.string(), fill);
   } catch (const InputError& e) {
     m.fail("file", e.what());
   }

@@ -4,6 +4,7 @@
 
 #include "io/io_test_support.hpp"
 #include "scenes/scene_test_support.hpp"
+#include "softgrad/io.hpp"
 #include "softgrad/material_model.hpp"
 #include "softgrad/mesh_generators.hpp"
 
@@ -148,6 +149,46 @@ TEST_CASE("scenes/bodies: scale and translate move the rest positions") {
   const Eigen::Map<const Eigen::Matrix<double, 3, Eigen::Dynamic>> X(scene.model->X.data(), 3, 8);
   CHECK(X.rowwise().minCoeff() == Eigen::Vector3d(1, 0, -2));
   CHECK(X.rowwise().maxCoeff() == Eigen::Vector3d(3, 2, 0));
+}
+
+TEST_CASE("scenes/bodies: a surface file is filled with tetrahedra within the scene's bounds") {
+  test::TempDir dir;
+  // The unit cube as OFF, scaled to 0.1 m: 1e-3 m^3, at most 1e-5 m^3 per tetrahedron.
+  test::write_text(dir.file("cube.off"),
+                   "OFF\n8 6 0\n0 0 0\n1 0 0\n1 1 0\n0 1 0\n0 0 1\n1 0 1\n1 1 1\n0 1 1\n"
+                   "4 0 3 2 1\n4 4 5 6 7\n4 0 1 5 4\n4 1 2 6 5\n4 2 3 7 6\n4 3 0 4 7\n");
+  const auto body = [](const std::string& mesh) {
+    return test::scene_json("", "{\"mesh\": " + mesh +
+                                    ", \"material\": {\"model\": \"neo_hookean\"}, "
+                                    "\"density\": 1000}");
+  };
+  const std::string origin = dir.file("scene.json");
+  const auto error = [&](const std::string& mesh) {
+    return test::input_error_of([&] { parse_scene(body(mesh), origin); });
+  };
+  if (!has_tetgen()) {
+    CHECK(error(R"({"file": "cube.off"})").find("cannot fill surfaces") != std::string::npos);
+    return;
+  }
+  const Scene scene = parse_scene(
+      body(R"({"file": "cube.off", "scale": 0.1, "max_volume": 1e-5, "quality": 1.3})"), origin);
+  const Model& m = *scene.model;
+  CHECK(m.bodies[0].n_elems() >= 100);
+  double volume = 0.0, largest = 0.0;
+  for (const double v : m.bodies[0].volume) {
+    volume += v;
+    largest = std::max(largest, v);
+  }
+  CHECK(volume == doctest::Approx(1e-3).epsilon(1e-12));
+  CHECK(largest <= 1e-5 * (1 + 1e-12));
+  CHECK(m.mass.sum() == doctest::Approx(3 * 1000 * 1e-3).epsilon(1e-12));  // per dof
+  test::write_tetgen(dir.file("cube"), box_tet_mesh(1, 1, 1, Eigen::Vector3d::Ones()), 1);
+  CHECK(error(R"({"file": "cube.node", "max_volume": 1e-5})") ==
+        origin +
+            ": /bodies/0/mesh/max_volume: 'max_volume' goes with a surface mesh file (.obj, "
+            ".off, .stl)");
+  CHECK(error(R"({"file": "cube.off", "quality": 0.5})").find("/bodies/0/mesh/quality") !=
+        std::string::npos);
 }
 
 TEST_CASE("scenes/bodies: mesh files resolve against the scene's folder") {

@@ -1,0 +1,175 @@
+#include <doctest/doctest.h>
+
+#include <Eigen/Dense>
+#include <array>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+#include "io/io_test_support.hpp"
+#include "softgrad/errors.hpp"
+#include "softgrad/io.hpp"
+
+using namespace softgrad;
+
+namespace {
+
+// The unit cube [0, 1]^3 with outward faces, as 6 quads (1-based for OBJ).
+const int kQuads[6][4] = {{1, 4, 3, 2}, {5, 6, 7, 8}, {1, 2, 6, 5},
+                          {2, 3, 7, 6}, {3, 4, 8, 7}, {4, 1, 5, 8}};
+const double kCorners[8][3] = {{0, 0, 0}, {1, 0, 0}, {1, 1, 0}, {0, 1, 0},
+                               {0, 0, 1}, {1, 0, 1}, {1, 1, 1}, {0, 1, 1}};
+
+std::string cube_obj(int faces = 6) {
+  std::ostringstream os;
+  os << "# a cube\no cube\n";
+  for (const auto& c : kCorners) os << "v " << c[0] << " " << c[1] << " " << c[2] << "\n";
+  os << "vn 0 0 1\n";
+  for (int f = 0; f < faces; ++f)
+    os << "f " << kQuads[f][0] << "//1 " << kQuads[f][1] << "//1 " << kQuads[f][2] << "//1 "
+       << kQuads[f][3] << "//1\n";
+  return os.str();
+}
+
+std::string cube_off() {
+  std::ostringstream os;
+  os << "OFF\n8 6 12\n";
+  for (const auto& c : kCorners) os << c[0] << " " << c[1] << " " << c[2] << "\n";
+  for (const auto& q : kQuads)
+    os << "4 " << q[0] - 1 << " " << q[1] - 1 << " " << q[2] - 1 << " " << q[3] - 1 << "\n";
+  return os.str();
+}
+
+// Triangles of the cube: each quad split along its first diagonal.
+std::vector<std::array<int, 3>> cube_triangles() {
+  std::vector<std::array<int, 3>> t;
+  for (const auto& q : kQuads) {
+    t.push_back({q[0] - 1, q[1] - 1, q[2] - 1});
+    t.push_back({q[0] - 1, q[2] - 1, q[3] - 1});
+  }
+  return t;
+}
+
+std::string cube_stl_ascii() {
+  std::ostringstream os;
+  os << "solid cube\n";
+  for (const auto& t : cube_triangles()) {
+    os << " facet normal 0 0 0\n  outer loop\n";
+    for (const int v : t)
+      os << "   vertex " << kCorners[v][0] << " " << kCorners[v][1] << " " << kCorners[v][2]
+         << "\n";
+    os << "  endloop\n endfacet\n";
+  }
+  os << "endsolid cube\n";
+  return os.str();
+}
+
+std::string cube_stl_binary() {
+  std::string out(80, ' ');
+  out.replace(0, 5, "solid");  // binary files may start like ASCII ones
+  const auto tris = cube_triangles();
+  const std::uint32_t n = static_cast<std::uint32_t>(tris.size());
+  out.append(reinterpret_cast<const char*>(&n), 4);
+  for (const auto& t : tris) {
+    float record[12] = {};
+    for (int v = 0; v < 3; ++v)
+      for (int k = 0; k < 3; ++k) record[3 + 3 * v + k] = static_cast<float>(kCorners[t[v]][k]);
+    out.append(reinterpret_cast<const char*>(record), sizeof record);
+    out.append(2, '\0');
+  }
+  return out;
+}
+
+double total_volume(const Mesh& m) {
+  double v = 0.0;
+  for (int e = 0; e < m.n_elems(); ++e) {
+    Eigen::Matrix3d D;
+    for (int k = 0; k < 3; ++k)
+      D.col(k) = (m.X.row(m.elems(e, k + 1)) - m.X.row(m.elems(e, 0))).transpose();
+    CHECK(D.determinant() > 0.0);  // positively oriented
+    v += D.determinant() / 6.0;
+  }
+  return v;
+}
+
+}  // namespace
+
+TEST_CASE("io/surface_mesh: OBJ, OFF and STL (ASCII, binary) cubes read alike") {
+  test::TempDir dir;
+  const std::pair<const char*, std::string> files[] = {{"cube.obj", cube_obj()},
+                                                       {"cube.off", cube_off()},
+                                                       {"cube_ascii.stl", cube_stl_ascii()},
+                                                       {"cube_binary.stl", cube_stl_binary()}};
+  for (const auto& [name, text] : files) {
+    CAPTURE(name);
+    const std::string path = dir.file(name);
+    std::ofstream(path, std::ios::binary) << text;
+    const SurfaceMesh s = read_surface_mesh(path);
+    CHECK(s.X.rows() == 8);  // STL's 36 corners welded to 8
+    CHECK(s.triangles.rows() == 12);
+    CHECK(s.X.minCoeff() == 0.0);
+    CHECK(s.X.maxCoeff() == 1.0);
+  }
+}
+
+TEST_CASE("io/surface_mesh: TetGen fills the cube exactly, within the volume bound") {
+  if (!has_tetgen()) {
+    MESSAGE("this build has no TetGen: only the refusal is checked");
+    test::TempDir dir;
+    std::ofstream(dir.file("cube.obj")) << cube_obj();
+    CHECK(test::input_error_of([&] {
+            read_mesh(dir.file("cube.obj"));
+          }).find("cannot fill surfaces with tetrahedra") != std::string::npos);
+    return;
+  }
+  test::TempDir dir;
+  std::ofstream(dir.file("cube.obj")) << cube_obj();
+  const Mesh coarse = read_mesh(dir.file("cube.obj"));
+  CHECK(coarse.dim == 3);
+  CHECK(total_volume(coarse) == doctest::Approx(1.0).epsilon(1e-12));
+  CHECK_NOTHROW(validate_mesh(coarse));
+  const Mesh fine = read_mesh(dir.file("cube.obj"), {1.4, 1e-3});
+  CHECK(total_volume(fine) == doctest::Approx(1.0).epsilon(1e-12));
+  CHECK(fine.n_elems() >= 1000);  // at most 1e-3 m^3 each
+  double largest = 0.0;
+  for (int e = 0; e < fine.n_elems(); ++e) {
+    Eigen::Matrix3d D;
+    for (int k = 0; k < 3; ++k)
+      D.col(k) = (fine.X.row(fine.elems(e, k + 1)) - fine.X.row(fine.elems(e, 0))).transpose();
+    largest = std::max(largest, D.determinant() / 6.0);
+  }
+  CHECK(largest <= 1e-3);
+  MESSAGE("cube: " << coarse.n_elems() << " tets by default, " << fine.n_elems()
+                   << " with max_volume 1e-3");
+}
+
+TEST_CASE("io/surface_mesh: bad surfaces are input errors naming the file and line") {
+  test::TempDir dir;
+  const auto error = [&](const std::string& name, const std::string& text) {
+    std::ofstream(dir.file(name), std::ios::binary) << text;
+    return test::input_error_of([&] { read_mesh(dir.file(name)); });
+  };
+  CHECK(error("a.obj", "v 0 0 0\nv 1 0 0\nf 1 2 9\n") ==
+        dir.file("a.obj") + ":3: vertex index 9 is out of range (2 vertices so far)");
+  CHECK(error("b.obj", "v 0 0 nan\n") ==
+        dir.file("b.obj") + ":1: a coordinate is not a finite number");
+  CHECK(error("c.obj", "v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2\n") ==
+        dir.file("c.obj") + ":4: a face needs at least 3 vertices");
+  CHECK(error("d.obj", cube_obj() + "f 1 1 2\n").find(":18: a triangle repeats a vertex") !=
+        std::string::npos);
+  CHECK(error("e.off", "OFF\n2000000000 1 0\n0 0 0\n")
+            .find("the vertex count 2000000000 is out of range") != std::string::npos);
+  CHECK(error("f.stl", "solid x\n facet normal 0 0 1\n  outer loop\n   vertex 0 0 0\n  endloop\n")
+            .find(":5: a facet needs 3 vertices, this one has 1") != std::string::npos);
+  CHECK(error("g.obj", "v 0 0 0\n").find("at least 4 vertices and 4 triangles") !=
+        std::string::npos);
+  CHECK(error("h.ply", "ply\n").find("unknown extension '.ply'") != std::string::npos);
+  if (has_tetgen()) {
+    // A cube without its top: not closed.
+    const std::string open = error("open.obj", cube_obj(5));
+    CHECK(open.find(dir.file("open.obj") + ": ") == 0);
+    CHECK(open.find("(is the surface closed?)") != std::string::npos);
+  }
+}
