@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
-# Fuzzes the mesh readers with libFuzzer (clang, ASan + UBSan): each target runs for SECONDS
-# (default 60) from its seed corpus and regression inputs, both targets at once. An input that
-# crashes, leaks, runs out of memory (> 2 GB: a reader trusting a count) or hangs (> 10 s) is
-# copied into tests/fuzz/regression/<target>/, which every test run then replays: commit it
-# with the fix. Usage: bash scripts/fuzz.sh [SECONDS]
+# Fuzzes the mesh readers (TetGen, Gmsh, surfaces) with libFuzzer (clang, ASan + UBSan): each
+# target runs for SECONDS (default 60) from its seed corpus and regression inputs, all at once.
+# An input that crashes, leaks, runs out of memory (> 2 GB: a reader trusting a count) or hangs
+# (> 10 s) is copied into tests/fuzz/regression/<target>/, which every test run then replays:
+# commit it with the fix. Usage: bash scripts/fuzz.sh [SECONDS]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds="${1:-60}"
@@ -12,7 +12,8 @@ cmake --build build-fuzz -j"$(nproc)" >/dev/null
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 pids=()
-for target in tetgen gmsh; do
+targets=(tetgen gmsh surface)
+for target in "${targets[@]}"; do
   mkdir -p "$work/$target/corpus" "$work/$target/artifacts"
   (cd "$work/$target" && "$OLDPWD/build-fuzz/fuzz_$target" corpus "$OLDPWD/tests/fuzz/corpus/$target" \
       "$OLDPWD/tests/fuzz/regression/$target" -max_total_time="$seconds" -max_len=4096 \
@@ -22,7 +23,7 @@ for target in tetgen gmsh; do
 done
 failed=0
 for i in "${!pids[@]}"; do
-  target=$([ "$i" = 0 ] && echo tetgen || echo gmsh)
+  target="${targets[$i]}"
   if wait "${pids[$i]}"; then
     echo "fuzz_$target: $(grep -m1 -o 'stat::number_of_executed_units: *[0-9]*' "$work/$target/log.txt" | grep -o '[0-9]*$') inputs in ${seconds} s, no finding"
   else
