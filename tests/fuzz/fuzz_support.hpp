@@ -34,11 +34,19 @@ inline std::string write_input(const std::string& name, std::string_view bytes) 
   return path;
 }
 
+/// Inputs a reader accepted so far in this process (the replay checks that inputs named
+/// "refused_*" are not among them).
+inline int& accepted_inputs() {
+  static int n = 0;
+  return n;
+}
+
 /// Runs `f`; an InputError is the reader refusing bad input and ends the run normally.
 template <class F>
 int expect_input_errors_only(F&& f) {
   try {
     f();
+    ++accepted_inputs();
   } catch (const InputError&) {
   }
   return 0;

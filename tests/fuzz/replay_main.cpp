@@ -1,6 +1,7 @@
 // Runs a fuzz target on files instead of under libFuzzer: every file named on the command line
 // and every file in the folders named (recursively). What CI replays the corpora with, in a
-// build with the sanitizers.
+// build with the sanitizers. An input whose name starts with "refused_" must be refused (an
+// InputError): those are inputs a reader once accepted silently.
 #include <cstdint>
 #include <cstdio>
 #include <filesystem>
@@ -8,6 +9,8 @@
 #include <iterator>
 #include <string>
 #include <vector>
+
+#include "fuzz_support.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size);
 
@@ -25,11 +28,19 @@ int main(int argc, char** argv) {
       return 1;
     }
   }
+  int wrongly_accepted = 0;
   for (const auto& f : files) {
     std::ifstream in(f, std::ios::binary);
     const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    const int accepted = softgrad::fuzz::accepted_inputs();
     LLVMFuzzerTestOneInput(reinterpret_cast<const std::uint8_t*>(bytes.data()), bytes.size());
+    if (f.filename().string().starts_with("refused_") &&
+        softgrad::fuzz::accepted_inputs() != accepted) {
+      std::fprintf(stderr, "replay: '%s' was accepted; it must be refused\n", f.c_str());
+      ++wrongly_accepted;
+    }
   }
-  std::printf("replay: %zu inputs, none crashed\n", files.size());
-  return files.empty() ? 1 : 0;
+  std::printf("replay: %zu inputs, none crashed, %d accepted that must be refused\n", files.size(),
+              wrongly_accepted);
+  return files.empty() || wrongly_accepted > 0 ? 1 : 0;
 }
