@@ -3,11 +3,7 @@
 # are the loading program's. Hidden visibility keeps its own template instances private.
 function(softgrad_add_plugin name)
   add_library(${name} MODULE ${ARGN})
-  if(TARGET softgrad::plugin)
-    target_link_libraries(${name} PRIVATE softgrad::plugin)
-  else()
-    target_link_libraries(${name} PRIVATE softgrad_plugin)
-  endif()
+  target_link_libraries(${name} PRIVATE softgrad::plugin)
   set_target_properties(${name} PROPERTIES PREFIX "" CXX_VISIBILITY_PRESET hidden
                                            VISIBILITY_INLINES_HIDDEN ON)
 endfunction()
