@@ -25,10 +25,11 @@ TEST_CASE("io/read_mesh: dispatches on the extension") {
                    "$EndNodes\n$Elements\n1\n1 2 0 1 2 3\n$EndElements\n");
   CHECK(read_mesh(dir.file("tri.msh")).dim == 2);
 
-  CHECK_THROWS_WITH_AS(read_mesh(dir.file("box.obj")),
-                       (dir.file("box.obj") +
-                        ": has the unknown extension '.obj'; supported are .msh (Gmsh 2.2 or 4.1 "
-                        "ASCII) and .node/.ele (TetGen)")
+  CHECK_THROWS_WITH_AS(read_mesh(dir.file("box.vtk")),
+                       (dir.file("box.vtk") +
+                        ": has the unknown extension '.vtk'; supported are .msh (Gmsh 2.2 or 4.1 "
+                        "ASCII), .node/.ele (TetGen) and the surfaces .obj, .off, .stl (filled "
+                        "with tetrahedra)")
                            .c_str(),
                        InputError);
   CHECK(test::input_error_of([&] {
