@@ -148,19 +148,21 @@ class VtuBuilder {
   std::vector<unsigned char> block_;
 };
 
-// `count` tuples of `components` values; 2-component tuples are padded with a zero z in 2D.
-std::vector<double> tuples(const Eigen::VectorXd& values, int components, int count, bool pad_2d) {
-  const int written = (pad_2d && components == 2) ? 3 : components;
-  std::vector<double> out(static_cast<std::size_t>(count) * written, 0.0);
-  for (int i = 0; i < count; ++i)
-    for (int c = 0; c < components; ++c)
-      out[static_cast<std::size_t>(i) * written + c] =
-          values[static_cast<Eigen::Index>(i) * components + c];
-  return out;
-}
-
+// In 2D, 2-component tuples are written with a zero z, so that ParaView sees vectors.
 int written_components(int components, bool pad_2d) {
   return (pad_2d && components == 2) ? 3 : components;
+}
+
+// One Float64 <DataArray> of `count` tuples of `components` values (one tuple per ASCII line).
+void float_array(VtuBuilder& out, const std::string& name, const Eigen::VectorXd& values,
+                 int components, int count, bool pad_2d) {
+  const int written = written_components(components, pad_2d);
+  std::vector<double> tuples(static_cast<std::size_t>(count) * written, 0.0);
+  for (int i = 0; i < count; ++i)
+    for (int c = 0; c < components; ++c)
+      tuples[static_cast<std::size_t>(i) * written + c] =
+          values[static_cast<Eigen::Index>(i) * components + c];
+  out.array("Float64", name, written, tuples, written);
 }
 
 }  // namespace
@@ -217,16 +219,12 @@ void write_vtu(const std::string& path, const Mesh& mesh, const Eigen::VectorXd&
   out.text("\">\n      <PointData>\n");
   const bool pad = mesh.dim == 2;
   for (const PointField& f : fields)
-    out.array("Float64", f.name, written_components(f.components, pad),
-              tuples(f.values, f.components, mesh.n_verts(), pad),
-              written_components(f.components, pad));
+    float_array(out, f.name, f.values, f.components, mesh.n_verts(), pad);
   out.text("      </PointData>\n      <CellData>\n");
   for (const CellField& f : cell_fields)
-    out.array("Float64", f.name, written_components(f.components, pad),
-              tuples(f.values, f.components, mesh.n_elems(), pad),
-              written_components(f.components, pad));
+    float_array(out, f.name, f.values, f.components, mesh.n_elems(), pad);
   out.text("      </CellData>\n      <Points>\n");
-  out.array("Float64", "Points", 3, tuples(x, mesh.dim, mesh.n_verts(), pad), 3);
+  float_array(out, "Points", x, mesh.dim, mesh.n_verts(), /*pad_2d=*/true);  // always 3D points
   out.text("      </Points>\n      <Cells>\n");
 
   const int d1 = mesh.dim + 1;
