@@ -130,7 +130,7 @@ class AdStencilTerm : public StencilTerm {
         check(ad::parameter_derivatives<N, M, TapeCapacity>(self().stencil_energy(d, s), xs, q, ls,
                                                             nullptr, mixed));
       }
-      split(mixed, P + static_cast<size_t>(s) * n_p, X + static_cast<size_t>(s) * N);
+      split(mixed, block(P, s, n_p), block(X, s, N));
     }
   }
 
@@ -141,7 +141,7 @@ class AdStencilTerm : public StencilTerm {
       double xs[N], q[M], dq[M];
       double* o = out + static_cast<size_t>(s) * N;
       for (int i = 0; i < N; ++i) o[i] = 0.0;
-      join(dP + static_cast<size_t>(s) * n_p, dX + static_cast<size_t>(s) * N, dq);
+      join(block(dP, s, n_p), block(dX, s, N), dq);
       bool zero = true;
       for (int k = 0; k < M; ++k) zero = zero && dq[k] == 0.0;
       gather(x, s, xs);
@@ -154,6 +154,12 @@ class AdStencilTerm : public StencilTerm {
 
  private:
   const Derived& self() const { return static_cast<const Derived&>(*this); }
+  // Stencil s's block of a per-stencil array; null for an array the term has no part in (X
+  // without previous-position inputs, P without parameters): no arithmetic on a null pointer.
+  template <class T>
+  static T* block(T* base, int s, int size) {
+    return base ? base + static_cast<size_t>(s) * size : nullptr;
+  }
 
   bool is_active(const Data& d, int s, const double* xs) const {
     if constexpr (requires { self().active(d, s, xs); }) {
