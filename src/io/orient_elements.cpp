@@ -12,6 +12,10 @@
 
 namespace softgrad::detail {
 
+std::string place_text(const std::string& path, long long where, bool binary) {
+  return binary ? path + ": byte " + std::to_string(where) : path + ":" + std::to_string(where);
+}
+
 void orient_elements(Mesh& mesh, const std::vector<ElementOrigin>& origins,
                      const std::string& path) {
   SOFTGRAD_CHECK(static_cast<int>(origins.size()) == mesh.n_elems(), "one origin per element");
@@ -21,7 +25,7 @@ void orient_elements(Mesh& mesh, const std::vector<ElementOrigin>& origins,
     // NaN-safe: anything not clearly above the tolerance in magnitude is degenerate.
     if (!(std::abs(m) > tol)) {
       std::ostringstream os;
-      os << path << ":" << origins[e].line << ": element " << origins[e].id
+      os << place_text(path, origins[e].line, origins[e].binary) << ": element " << origins[e].id
          << " is degenerate (signed " << (mesh.dim == 2 ? "area " : "volume ") << m
          << ", its magnitude must exceed " << tol << "); remove the element or repair the mesh";
       throw InputError(os.str());
@@ -42,8 +46,9 @@ void reject_repeated_elements(const Mesh& mesh, const std::vector<ElementOrigin>
     if (inserted) continue;
     const ElementOrigin& first = origins[it->second];
     std::ostringstream os;
-    os << path << ":" << origins[e].line << ": element " << origins[e].id
-       << " has the same vertices as element " << first.id << " (line " << first.line
+    os << place_text(path, origins[e].line, origins[e].binary) << ": element " << origins[e].id
+       << " has the same vertices as element " << first.id << " ("
+       << (first.binary ? "byte " : "line ") << first.line
        << "): a repeated element would double its mass and stiffness; remove one";
     throw InputError(os.str());
   }

@@ -165,7 +165,7 @@ TEST_CASE("io/gmsh_reader: malformed files are errors with file and line") {
   CHECK(contains(error(text.substr(0, text.find("4 0 0 1"))),
                  path + ":8: unexpected end of file, expected a node line"));
   CHECK(contains(error("$MeshFormat\n2.2 1 8\n\x01\x02\n$EndMeshFormat\n"),
-                 path + ":2: binary .msh files are not supported"));
+                 path + ":2: binary MSH 2.2 files are not supported"));
   CHECK(contains(error("$MeshFormat\n4 0 8\n$EndMeshFormat\n"),
                  path + ":2: unsupported MSH version '4'"));
   CHECK(contains(error("$Nodes\n1\n1 0 0 0\n$EndNodes\n"), path + ":1: $Nodes before $MeshFormat"));
