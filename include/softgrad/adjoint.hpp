@@ -35,6 +35,9 @@ struct AdjointOptions {
   /// (and then runs to the iteration cap every step), while 1e-10 already gives the gradient to
   /// ~1e-11 relative to the direct solve (benchmarks/adjoint_cantilever).
   LinearSolverOptions linear{.kind = "", .preconditioner = "jacobi", .rel_tol = 1e-10};
+  /// Asked before each step of the backward sweep: true ends it there (Ctrl-C). The result then
+  /// has report.interrupted set and no gradient (a part of the sweep is not a part of it).
+  std::function<bool()> stop;
 };
 
 /// What the backward pass did, and whether its gradient can be trusted.
@@ -47,6 +50,7 @@ struct AdjointReport {
   std::vector<int> unsolved_steps;       ///< steps whose adjoint linear solve did not converge
   double worst_relative_residual = 0.0;  ///< largest ||H lambda - xbar|| / ||xbar|| of a CG solve
   std::vector<std::string> warnings;
+  bool interrupted = false;        ///< AdjointOptions::stop ended the sweep after `steps` steps
   double backward_seconds = 0.0;   ///< including recomputation
   double recompute_seconds = 0.0;  ///< re-simulating checkpoint segments
   int recomputed_steps = 0;

@@ -214,6 +214,11 @@ GradientResult gradient(Simulator& sim, const Trajectory& traj, const Loss& loss
     report.recompute_seconds += segment.load(a, b, report);
     if (b == T) result.loss += loss.evaluate(T, T, segment.state(T), &xbar, &vbar);
     for (int n = b; n > a; --n) {
+      if (options.stop && options.stop()) {
+        report.interrupted = true;
+        report.backward_seconds = seconds_since(t_start);
+        return result;
+      }
       // Step n-1 -> n. xbar, vbar hold dL/dx_n, dL/dv_n (total).
       const State& prev = segment.state(n - 1);
       const State& next = segment.state(n);

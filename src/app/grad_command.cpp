@@ -6,9 +6,10 @@
 
 #include "app/cli.hpp"
 #include "app/commands.hpp"
-#include "app/frame_writer.hpp"
 #include "app/gradient_problem.hpp"
-#include "app/summary.hpp"
+#include "app/interrupt.hpp"
+#include "scene/summary.hpp"
+#include "softgrad/frame_writer.hpp"
 
 namespace softgrad::app {
 namespace {
@@ -38,7 +39,22 @@ int execute(const GradArgs& args, const Console& c) {
           << (g.adjoint_solver.empty() ? p.scene.options.linear.kind : g.adjoint_solver)
           << std::endl;
   }
-  const GradientRun run = run_gradient(p, g.checkpoint, g.adjoint_solver);
+  InterruptHandler interrupt;
+  const GradientRun run = run_gradient(p, g.checkpoint, g.adjoint_solver,
+                                       [] { return InterruptHandler::interrupted(); });
+  if (run.interrupted()) {
+    // A gradient needs the whole rollout and the whole sweep: there is nothing partial to keep.
+    c.err << "softgrad: " << p.scene.name << ": interrupted ";
+    if (run.interrupted_after_forward_steps >= 0)
+      c.err << "after " << run.interrupted_after_forward_steps << " of " << p.rollout.steps
+            << " forward steps";
+    else
+      c.err << "in the backward pass, after " << run.result.report.steps << " of "
+            << (p.rollout.static_solve ? 1 : p.rollout.steps) << " steps";
+    c.err << "; no gradient" << (args.out.empty() ? "" : ", nothing written to " + args.out)
+          << std::endl;
+    return InterruptHandler::exit_code();
+  }
   if (!args.out.empty()) write_json_file(args.out, gradient_json(p, run));
   c.out << headline(p, run.result.loss) << gradient_table(p, run.result.gradient)
         << adjoint_report_text(run);
@@ -59,7 +75,8 @@ Command add_grad_command(CLI::App& program) {
   cmd->footer(
       "Prints the loss, a table of parameters with their gradient (blocks of many values as a\n"
       "summary: norm, largest entry) and the adjoint's report. Exit codes: 0 done, 1 bad input\n"
-      "or arguments, 2 a forward Newton solve failed, 3 internal error.\n");
+      "or arguments, 2 a forward Newton solve failed, 3 internal error, 130 interrupted by\n"
+      "Ctrl-C, 143 by SIGTERM (no gradient then: it needs the whole rollout and sweep).\n");
   return {cmd, [args](const Console& c) { return execute(*args, c); }};
 }
 

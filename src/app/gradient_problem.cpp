@@ -139,14 +139,25 @@ GradientProblem load_gradient_problem(const GradientArgs& args) {
   return p;
 }
 
-GradientRun run_gradient(GradientProblem& p, int checkpoint, const std::string& adjoint_solver) {
+GradientRun run_gradient(GradientProblem& p, int checkpoint, const std::string& adjoint_solver,
+                         const std::function<bool()>& stop) {
   GradientRun run;
   const auto start = std::chrono::steady_clock::now();
-  const Trajectory traj = simulate(*p.sim, p.rollout, {.checkpoint_every = checkpoint});
+  RolloutRun forward(*p.sim, p.rollout, {.checkpoint_every = checkpoint});
+  for (int n = 0; !forward.done(); ++n) {
+    if (stop && stop()) {
+      run.interrupted_after_forward_steps = n;
+      run.forward_seconds = seconds_since(start);
+      return run;
+    }
+    forward.step();
+  }
+  const Trajectory traj = std::move(forward).take();
   run.forward_seconds = seconds_since(start);
   run.checkpoint_every = traj.checkpoint_every();
   AdjointOptions options;
   options.linear.kind = adjoint_solver;
+  options.stop = stop;
   run.result = gradient(*p.sim, traj, *p.scene.loss, p.params, options);
   return run;
 }

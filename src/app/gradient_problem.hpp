@@ -4,6 +4,7 @@
 /// that report it.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -54,11 +55,19 @@ struct GradientRun {
   GradientResult result;
   double forward_seconds = 0.0;  ///< simulate()
   int checkpoint_every = 1;      ///< as resolved by the trajectory
+  /// `stop` ended the run: after this many forward steps (-1: the forward pass was whole, and
+  /// result.report says how far the backward sweep got). No gradient then.
+  int interrupted_after_forward_steps = -1;
+  bool interrupted() const {
+    return interrupted_after_forward_steps >= 0 || result.report.interrupted;
+  }
 };
 
-/// Simulates the rollout and computes the gradient by the adjoint.
+/// Simulates the rollout and computes the gradient by the adjoint. `stop` (may be empty) is
+/// asked before every forward and backward step; true ends the run there, without a gradient.
 /// @throws ConvergenceError if a forward step fails under FailurePolicy::Stop.
-GradientRun run_gradient(GradientProblem& p, int checkpoint, const std::string& adjoint_solver);
+GradientRun run_gradient(GradientProblem& p, int checkpoint, const std::string& adjoint_solver,
+                         const std::function<bool()>& stop = {});
 
 /// "after 30 steps of 0.01 s", "after 1 step of 0.01 s" or "at the static equilibrium".
 std::string rollout_text(const GradientProblem& p);

@@ -126,6 +126,41 @@ TEST_CASE("app/gradient_commands: the adjoint solver and checkpointing give the 
   }
 }
 
+TEST_CASE("app/gradient_commands: a stop request ends grad in either pass without a gradient") {
+  TempDir dir;
+  json scene = json::parse(gradient_scene());
+  scene["time"]["duration"] = 0.04;  // four steps, checkpoints every 2
+  write_text(dir.file("g.json"), scene.dump());
+  GradientArgs args;
+  args.scene = dir.file("g.json");
+  args.params = {"youngs"};
+  GradientProblem p = load_gradient_problem(args);
+  const GradientRun whole = run_gradient(p, 2, "");
+  REQUIRE_FALSE(whole.interrupted());
+  REQUIRE(whole.result.gradient.size() == 1);
+  // The stop is asked before each of the 4 forward steps, then before each of the 4 backward
+  // steps: answering true at the k-th question stops after k - 1 steps.
+  for (const int k : {1, 3, 5, 8, 9}) {
+    CAPTURE(k);
+    int asked = 0;
+    const GradientRun run = run_gradient(p, 2, "", [&] { return ++asked == k; });
+    CHECK(run.interrupted() == (k <= 8));
+    if (k <= 4) {
+      CHECK(run.interrupted_after_forward_steps == k - 1);
+    } else if (k <= 8) {
+      CHECK(run.interrupted_after_forward_steps == -1);
+      CHECK(run.result.report.interrupted);
+      CHECK(run.result.report.steps == k - 5);
+    }
+    if (run.interrupted()) {
+      CHECK(run.result.gradient.size() == 0);
+    } else {  // asked 8 times, never stopped: the same gradient, bit for bit
+      CHECK(asked == 8);
+      CHECK(run.result.gradient[0] == whole.result.gradient[0]);
+    }
+  }
+}
+
 TEST_CASE("app/gradient_commands: gradcheck compares with finite differences") {
   TempDir dir;
   write_text(dir.file("g.json"), gradient_scene());
