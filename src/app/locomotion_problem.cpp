@@ -4,9 +4,9 @@
 #include <cstdio>
 #include <utility>
 
-#include "app/frame_writer.hpp"
 #include "app/scene_commands.hpp"
 #include "softgrad/errors.hpp"
+#include "softgrad/frame_writer.hpp"
 #include "softgrad/plot.hpp"
 
 namespace softgrad::app {

@@ -6,9 +6,9 @@
 
 #include "app/cli.hpp"
 #include "app/commands.hpp"
-#include "app/frame_writer.hpp"
 #include "app/scene_overrides.hpp"
 #include "app/sysid_scene.hpp"
+#include "softgrad/frame_writer.hpp"
 
 namespace softgrad::app {
 namespace {

@@ -9,8 +9,8 @@
 #include "app/commands.hpp"
 #include "app/interrupt.hpp"
 #include "app/progress.hpp"
-#include "app/run_scene.hpp"
 #include "app/scene_overrides.hpp"
+#include "softgrad/run_scene.hpp"
 
 namespace softgrad::app {
 namespace {
@@ -67,7 +67,9 @@ int execute(const RunArgs& args, const Console& c) {
                    scene.steps);
   logs.set_before_message([&progress] { progress->clear(); });
   InterruptHandler interrupt;
-  const RunResult result = run_scene(scene, {&*progress, InterruptHandler::flag()});
+  const RunResult result =
+      run_scene(scene, {[&progress](int done, double elapsed) { progress->update(done, elapsed); },
+                        InterruptHandler::flag()});
   progress->finish();
   print_report(c, scene, result);
   const int code = exit_code(result);

@@ -6,7 +6,7 @@
 
 #include "app/commands.hpp"
 #include "app/scene_overrides.hpp"
-#include "app/static_solve.hpp"
+#include "softgrad/static_solve.hpp"
 
 namespace softgrad::app {
 namespace {

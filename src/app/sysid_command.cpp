@@ -8,15 +8,15 @@
 
 #include "app/cli.hpp"
 #include "app/commands.hpp"
-#include "app/frame_writer.hpp"
 #include "app/interrupt.hpp"
 #include "app/scene_commands.hpp"
 #include "app/scene_overrides.hpp"
-#include "app/summary.hpp"
 #include "app/sysid_field.hpp"
 #include "app/sysid_report.hpp"
 #include "app/sysid_scene.hpp"
+#include "scene/summary.hpp"
 #include "softgrad/errors.hpp"
+#include "softgrad/frame_writer.hpp"
 #include "softgrad/task_pool.hpp"
 
 namespace softgrad::app {

@@ -2,7 +2,7 @@
 
 #include <limits>
 
-#include "app/frame_writer.hpp"
+#include "softgrad/frame_writer.hpp"
 #include "softgrad/io.hpp"
 
 namespace softgrad::app {

@@ -10,14 +10,14 @@
 
 #include "app/cli.hpp"
 #include "app/commands.hpp"
-#include "app/frame_writer.hpp"
 #include "app/interrupt.hpp"
 #include "app/locomotion_problem.hpp"
 #include "app/scene_commands.hpp"
-#include "app/summary.hpp"
 #include "io/text_output.hpp"
+#include "scene/summary.hpp"
 #include "softgrad/config.hpp"
 #include "softgrad/errors.hpp"
+#include "softgrad/frame_writer.hpp"
 #include "softgrad/plot.hpp"
 
 namespace softgrad::app {

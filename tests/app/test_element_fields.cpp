@@ -3,10 +3,10 @@
 #include <Eigen/Geometry>
 #include <cmath>
 
-#include "app/element_fields.hpp"
 #include "app_test_support.hpp"
+#include "io/element_fields.hpp"
 
-using softgrad::app::element_fields;
+using softgrad::element_fields;
 using namespace softgrad;
 using namespace softgrad::test;
 

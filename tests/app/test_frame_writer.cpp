@@ -1,11 +1,11 @@
 #include <doctest/doctest.h>
 
-#include "app/frame_writer.hpp"
 #include "app_test_support.hpp"
 #include "softgrad/errors.hpp"
+#include "softgrad/frame_writer.hpp"
 
-using softgrad::app::combined_mesh;
-using softgrad::app::FrameWriter;
+using softgrad::combined_mesh;
+using softgrad::FrameWriter;
 using namespace softgrad;
 using namespace softgrad::test;
 

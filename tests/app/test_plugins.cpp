@@ -3,10 +3,10 @@
 #include <Eigen/Dense>
 #include <cmath>
 
-#include "app/static_solve.hpp"
 #include "app_test_support.hpp"
 #include "softgrad/errors.hpp"
 #include "softgrad/plugin.hpp"
+#include "softgrad/static_solve.hpp"
 
 using namespace softgrad;
 using namespace softgrad::test;
@@ -60,7 +60,7 @@ TEST_CASE("app/plugins: a scene's plugins key loads the plugin before its bodies
                             dir.file("block.json"));
   CHECK(scene.model->bodies[0].material->name() == "yeoh");
   scene.output.directory = dir.file("out");
-  const app::StaticResult r = app::static_solve(scene);
+  const StaticResult r = static_solve(scene);
   CHECK(r.converged());
   CHECK(r.max_displacement > 0.0);
 

@@ -4,9 +4,9 @@
 #include <sstream>
 
 #include "app/progress.hpp"
-#include "app/run_scene.hpp"
 #include "app_test_support.hpp"
 #include "softgrad/errors.hpp"
+#include "softgrad/run_scene.hpp"
 
 using namespace softgrad;
 using namespace softgrad::app;
@@ -155,12 +155,13 @@ TEST_CASE("app/run_scene: an interrupt stops before the next step and still writ
   CHECK(read_json(dir.file("out/summary.json"))["status"] == "interrupted");
 }
 
-TEST_CASE("app/run_scene: progress is reported once per step") {
+TEST_CASE("app/run_scene: the step callback is called once per step") {
   TempDir dir;
   Scene scene = tiny_scene(dir.file("out"), 2);
   std::ostringstream os;
   Progress progress(os, Progress::Style::Lines, scene.steps);
-  const RunResult r = run_scene(scene, {&progress, nullptr});
+  const RunResult r =
+      run_scene(scene, {[&progress](int done, double t) { progress.update(done, t); }, nullptr});
   CHECK(count_of(os.str(), "softgrad: step ") == 2);
   CHECK(os.str().find("step 2/2 (100%)") != std::string::npos);
 }

@@ -1,12 +1,11 @@
 #include <doctest/doctest.h>
 
-#include "app/static_solve.hpp"
 #include "app_test_support.hpp"
 #include "softgrad/errors.hpp"
+#include "softgrad/static_solve.hpp"
 #include "support/vtu_reader.hpp"
 
 using namespace softgrad;
-using namespace softgrad::app;
 using namespace softgrad::test;
 using nlohmann::json;
 

@@ -1,11 +1,10 @@
 #include <doctest/doctest.h>
 
-#include "app/summary.hpp"
 #include "app_test_support.hpp"
+#include "scene/summary.hpp"
 #include "softgrad/config.hpp"
 
 using namespace softgrad;
-using namespace softgrad::app;
 using namespace softgrad::test;
 
 TEST_CASE("app/summary: a run's summary holds per-step arrays and the failure") {
@@ -33,11 +32,11 @@ TEST_CASE("app/summary: a run's summary holds per-step arrays and the failure") 
   CHECK(j["newton_status"] == "line_search_failed");
   CHECK(j["message"] == "no descent");
   CHECK(j["steps_completed"] == 2);
-  CHECK(j["newton_iterations"] == nlohmann::json::array({3, 5}));
-  CHECK(j["linear_iterations"] == nlohmann::json::array({0, 7}));
-  CHECK(j["wall_time_s"] == nlohmann::json::array({0.5, 1.5}));
-  CHECK(j["energy"]["total"] == nlohmann::json::array({-1.0, -2.0}));
-  CHECK(j["unconverged_steps"] == nlohmann::json::array({2}));
+  CHECK(j["newton_iterations"] == nlohmann::ordered_json::array({3, 5}));
+  CHECK(j["linear_iterations"] == nlohmann::ordered_json::array({0, 7}));
+  CHECK(j["wall_time_s"] == nlohmann::ordered_json::array({0.5, 1.5}));
+  CHECK(j["energy"]["total"] == nlohmann::ordered_json::array({-1.0, -2.0}));
+  CHECK(j["unconverged_steps"] == nlohmann::ordered_json::array({2}));
   CHECK(j["mean_newton_iterations"] == 4.0);
   CHECK(j["steps_per_second"] == 0.5);
   CHECK(j["output"]["pvd"] == "out/tiny.pvd");

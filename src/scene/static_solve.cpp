@@ -1,4 +1,4 @@
-#include "app/static_solve.hpp"
+#include "softgrad/static_solve.hpp"
 
 #include <omp.h>
 
@@ -7,11 +7,11 @@
 #include <cmath>
 #include <optional>
 
-#include "app/frame_writer.hpp"
-#include "app/summary.hpp"
 #include "softgrad/errors.hpp"
+#include "softgrad/frame_writer.hpp"
+#include "summary.hpp"
 
-namespace softgrad::app {
+namespace softgrad {
 namespace {
 
 using Clock = std::chrono::steady_clock;
@@ -84,4 +84,4 @@ StaticResult static_solve(const Scene& scene) {
 
 int exit_code(const StaticResult& result) { return result.converged() ? 0 : 2; }
 
-}  // namespace softgrad::app
+}  // namespace softgrad

@@ -1,12 +1,12 @@
-#include "app/summary.hpp"
+#include "summary.hpp"
 
 #include <system_error>
 
-#include "io/text_output.hpp"
+#include "../io/text_output.hpp"
 #include "softgrad/config.hpp"
 #include "softgrad/errors.hpp"
 
-namespace softgrad::app {
+namespace softgrad {
 namespace {
 
 using json = nlohmann::ordered_json;
@@ -121,4 +121,4 @@ void write_json_file(const std::filesystem::path& path, const json& j) {
                                 j.dump(2, ' ', false, json::error_handler_t::replace) + "\n");
 }
 
-}  // namespace softgrad::app
+}  // namespace softgrad

@@ -5,15 +5,14 @@
 
 #include <csignal>
 #include <filesystem>
+#include <functional>
 #include <string>
 #include <vector>
 
 #include "softgrad/scene.hpp"
 #include "softgrad/simulator.hpp"
 
-namespace softgrad::app {
-
-class Progress;
+namespace softgrad {
 
 /// How a run ended.
 enum class RunStatus {
@@ -39,7 +38,9 @@ struct StepRecord {
 };
 
 struct RunOptions {
-  Progress* progress = nullptr;  ///< progress reporter; none when null
+  /// Called after each completed step with the steps done and the seconds since the loop began
+  /// (the command line draws its progress bar with it); none when empty.
+  std::function<void(int steps_done, double elapsed_s)> on_step;
   /// Checked before each step; when it points to a non-zero value the run stops (status
   /// Interrupted) and writes what it has, as after a Newton failure.
   const volatile std::sig_atomic_t* interrupt = nullptr;
@@ -82,4 +83,4 @@ RunResult run_scene(const Scene& scene, const RunOptions& options = {});
 /// The program's exit code for a run: 0 completed, 1 error, 2 Newton failed, 130 interrupted.
 int exit_code(const RunResult& result);
 
-}  // namespace softgrad::app
+}  // namespace softgrad

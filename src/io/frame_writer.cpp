@@ -1,4 +1,4 @@
-#include "app/frame_writer.hpp"
+#include "softgrad/frame_writer.hpp"
 
 #include <cerrno>
 #include <cstdio>
@@ -6,10 +6,10 @@
 #include <system_error>
 #include <utility>
 
-#include "app/element_fields.hpp"
+#include "element_fields.hpp"
 #include "softgrad/errors.hpp"
 
-namespace softgrad::app {
+namespace softgrad {
 namespace {
 
 // Per-element body index and distinct-material index.
@@ -107,4 +107,4 @@ void FrameWriter::write(const State& s, int step, const Eigen::VectorXd* reactio
   last_step_ = step;
 }
 
-}  // namespace softgrad::app
+}  // namespace softgrad

@@ -12,7 +12,7 @@
 #include "softgrad/model.hpp"
 #include "softgrad/state.hpp"
 
-namespace softgrad::app {
+namespace softgrad {
 
 /// All bodies of a model as one mesh in model vertex numbering (X = model.X), for writing.
 Mesh combined_mesh(const Model& model);
@@ -73,4 +73,4 @@ void create_output_directory(const std::filesystem::path& directory);
 /// The same for the folder of an output file (the working directory if it names none).
 void prepare_output_file(const std::filesystem::path& file);
 
-}  // namespace softgrad::app
+}  // namespace softgrad

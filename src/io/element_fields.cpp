@@ -1,14 +1,14 @@
-#include "app/element_fields.hpp"
+#include "element_fields.hpp"
 
 #include <Eigen/Dense>
 #include <limits>
 #include <vector>
 
-#include "energies/elastic_term.hpp"
+#include "../energies/elastic_term.hpp"
 #include "softgrad/material_model.hpp"
 #include "softgrad/parallel.hpp"
 
-namespace softgrad::app {
+namespace softgrad {
 namespace {
 
 // The elastic term of `body` and its index in model.terms, or -1.
@@ -87,4 +87,4 @@ std::vector<CellField> element_fields(const Model& model, const Eigen::VectorXd&
   return {std::move(J), std::move(psi), std::move(sigma)};
 }
 
-}  // namespace softgrad::app
+}  // namespace softgrad

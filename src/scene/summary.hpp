@@ -6,11 +6,11 @@
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
-#include "app/run_scene.hpp"
-#include "app/static_solve.hpp"
+#include "softgrad/run_scene.hpp"
 #include "softgrad/scene.hpp"
+#include "softgrad/static_solve.hpp"
 
-namespace softgrad::app {
+namespace softgrad {
 
 /// The summary of a run:
 ///   {"command": "run", "softgrad_version", "scene", "scene_file", "solver", "dim", "n_verts",
@@ -40,4 +40,4 @@ nlohmann::ordered_json static_summary(const Scene& scene, const StaticResult& re
 /// @throws InputError naming the path if it cannot be written.
 void write_json_file(const std::filesystem::path& path, const nlohmann::ordered_json& json);
 
-}  // namespace softgrad::app
+}  // namespace softgrad

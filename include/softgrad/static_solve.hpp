@@ -11,7 +11,7 @@
 #include "softgrad/scene.hpp"
 #include "softgrad/simulator.hpp"
 
-namespace softgrad::app {
+namespace softgrad {
 
 struct StaticResult {
   NewtonReport report;            ///< Newton's report of the equilibrium solve
@@ -44,4 +44,4 @@ StaticResult static_solve(const Scene& scene);
 /// The program's exit code: 0 converged, 2 Newton failed.
 int exit_code(const StaticResult& result);
 
-}  // namespace softgrad::app
+}  // namespace softgrad

@@ -8,7 +8,7 @@
 #include "softgrad/io.hpp"
 #include "softgrad/model.hpp"
 
-namespace softgrad::app {
+namespace softgrad {
 
 /// Cell fields of the state x, elements in model order (the order of combined_mesh):
 ///   "J"                     det F, the deformed over the rest volume;
@@ -22,4 +22,4 @@ namespace softgrad::app {
 std::vector<CellField> element_fields(const Model& model, const Eigen::VectorXd& x,
                                       const TermParameters& parameters);
 
-}  // namespace softgrad::app
+}  // namespace softgrad

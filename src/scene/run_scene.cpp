@@ -1,4 +1,4 @@
-#include "app/run_scene.hpp"
+#include "softgrad/run_scene.hpp"
 
 #include <omp.h>
 
@@ -7,14 +7,13 @@
 #include <optional>
 #include <utility>
 
-#include "app/frame_writer.hpp"
-#include "app/progress.hpp"
-#include "app/summary.hpp"
 #include "softgrad/errors.hpp"
+#include "softgrad/frame_writer.hpp"
 #include "softgrad/locomotion.hpp"
 #include "softgrad/trajectory.hpp"
+#include "summary.hpp"
 
-namespace softgrad::app {
+namespace softgrad {
 namespace {
 
 using Clock = std::chrono::steady_clock;
@@ -54,7 +53,7 @@ void step_loop(Simulator& sim, const Scene& scene, const RunOptions& options, Ro
                             sim.kinetic_energy(s.v),
                             sim.potential_energy(s.x, rollout.parameters, s.t), wall});
     if (frames && k % scene.output.every == 0) frames->write(s, k);
-    if (options.progress) options.progress->update(k, seconds_since(start));
+    if (options.on_step) options.on_step(k, seconds_since(start));
   }
   result.wall_time_s = seconds_since(start);
 }
@@ -133,10 +132,8 @@ RunResult run_scene(const Scene& scene, const RunOptions& options) {
   try {
     if (writer) writer->write(s, 0);
     step_loop(sim, scene, options, rollout, s, writer, result);
-    if (options.progress) options.progress->finish();
   } catch (const std::exception& e) {
     // Leave a summary that says why the run stopped, if the disk lets us, and report the error.
-    if (options.progress) options.progress->finish();
     result.status = RunStatus::Error;
     result.message = e.what();
     try {
@@ -163,4 +160,4 @@ int exit_code(const RunResult& result) {
   return 1;
 }
 
-}  // namespace softgrad::app
+}  // namespace softgrad
