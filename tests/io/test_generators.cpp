@@ -88,8 +88,9 @@ TEST_CASE("io/generators: rectangle_tri_mesh has the right counts, area and orie
 
 TEST_CASE("io/generators: disk_tri_mesh fills the inscribed polygon, conforming and oriented") {
   for (const auto& [rings, sectors] : {std::pair{1, 3}, std::pair{3, 6}, std::pair{5, 8}}) {
-    CAPTURE(rings);
-    CAPTURE(sectors);
+    const int n_rings = rings, n_sectors = sectors;  // (clang 14 lambdas cannot capture a binding)
+    CAPTURE(n_rings);
+    CAPTURE(n_sectors);
     const double r = 0.05;
     const Mesh m =
         disk_tri_mesh(rings, sectors, Eigen::Vector2d(2 * r, 2 * r), Eigen::Vector2d(-1.0, 0.5));

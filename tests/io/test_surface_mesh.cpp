@@ -103,7 +103,8 @@ TEST_CASE("io/surface_mesh: OBJ, OFF and STL (ASCII, binary) cubes read alike") 
                                                        {"cube_ascii.stl", cube_stl_ascii()},
                                                        {"cube_binary.stl", cube_stl_binary()}};
   for (const auto& [name, text] : files) {
-    CAPTURE(name);
+    const std::string file_name = name;  // (clang 14 lambdas cannot capture a binding)
+    CAPTURE(file_name);
     const std::string path = dir.file(name);
     std::ofstream(path, std::ios::binary) << text;
     const SurfaceMesh s = read_surface_mesh(path);

@@ -187,7 +187,8 @@ TEST_CASE("scenes/locomotion_reader: the shipped creature scenes step with their
   for (const auto& [name, verts, muscles, episode] :
        {std::tuple{"biped_2d", 29, 20, 100}, std::tuple{"quadruped_2d", 55, 40, 100},
         std::tuple{"quadruped_3d", 82, 8, 60}}) {
-    CAPTURE(name);
+    const std::string scene_name = name;  // (clang 14 lambdas cannot capture a binding)
+    CAPTURE(scene_name);
     const Scene s = load_scene(std::filesystem::path(SOFTGRAD_SOURCE_DIR) / "scenes" /
                                (std::string(name) + ".json"));
     REQUIRE(s.locomotion);

@@ -42,8 +42,8 @@ void check_agreement(const SparseMatrix& A, const Eigen::VectorXd& b) {
     options.preconditioner = pre;
     options.rel_tol = 1e-12;
     const Eigen::VectorXd x = solve_with(options, A, b);
-    CAPTURE(kind);
-    CAPTURE(pre);
+    CAPTURE(options.kind);
+    CAPTURE(options.preconditioner);
     CHECK((x - reference).norm() <= 1e-8 * scale);
   }
 }
