@@ -44,13 +44,14 @@ int execute(const GradArgs& args, const Console& c) {
                                        [] { return InterruptHandler::interrupted(); });
   if (run.interrupted()) {
     // A gradient needs the whole rollout and the whole sweep: there is nothing partial to keep.
+    const int steps = p.rollout.static_solve ? 1 : p.rollout.steps;  // as the trajectory counts
     c.err << "softgrad: " << p.scene.name << ": interrupted ";
     if (run.interrupted_after_forward_steps >= 0)
-      c.err << "after " << run.interrupted_after_forward_steps << " of " << p.rollout.steps
+      c.err << "after " << run.interrupted_after_forward_steps << " of " << steps
             << " forward steps";
     else
-      c.err << "in the backward pass, after " << run.result.report.steps << " of "
-            << (p.rollout.static_solve ? 1 : p.rollout.steps) << " steps";
+      c.err << "in the backward pass, after " << run.result.report.steps << " of " << steps
+            << " steps";
     c.err << "; no gradient" << (args.out.empty() ? "" : ", nothing written to " + args.out)
           << std::endl;
     return InterruptHandler::exit_code();

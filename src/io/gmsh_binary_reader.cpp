@@ -37,7 +37,6 @@ class ByteReader {
     bytes_.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
     if (in.bad()) throw InputError(path_ + ": cannot read the file");
   }
-  const std::string& path() const { return path_; }
   long long pos() const { return static_cast<long long>(pos_); }
   size_t left() const { return bytes_.size() - pos_; }
 
