@@ -101,9 +101,21 @@ struct ClosedFormNeoHookean {
     stress(k, B, P);
     stress_differential(k, B, A);
     energy = s.volume * psi(k);
+    // The projection of ad::project_isotropic_density_hessian, with this A in F's singular frame.
+    if (project && !ad::positive_definite<kD>(A)) {
+      Mat<double, 3, 3> U;
+      Mat<double, 3, 3> V;
+      double sigma[3];
+      signed_svd(k.F, U, sigma, V);
+      Kinematics singular = k;
+      singular.F = filled<double, 3, 3>(0.0);
+      for (int i = 0; i < 3; ++i) singular.F(i, i) = sigma[i];
+      double A_rot[kD * kD];
+      stress_differential(singular, inverse_transpose(singular), A_rot);
+      ad::clamp_negative_modes<3>(U, V, A_rot, A);
+    }
     ad::apply_shape_transpose(s, P, s.volume, g);
     ad::chain_hessian(s, A, H);
-    if (project) ad::project_psd<kN>(H);
     return ad::ElementStatus::Ok;
   }
 

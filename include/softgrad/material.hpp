@@ -32,6 +32,10 @@
 ///
 ///      used for psi, P and dP/dF instead of AD (parameter derivatives stay AD); for a built-in
 ///      hot path (Neo-Hookean), with a test against AD.
+///   7. optionally, `static constexpr bool kIsotropic = true` when psi(R F Q) = psi(F) for all
+///      rotations R, Q without an invariant form (implied by 5): PSD-projected Hessians then come
+///      from the eigensystem in F's singular frame (ad/isotropic_projection.hpp), several times
+///      cheaper than an eigen-solver on the element Hessian.
 /// Everything else (gradients, Hessians, projections, parameter derivatives, assembly, GPU) is
 /// shared code: see hyperelastic_model.hpp and materials/README.md.
 #pragma once

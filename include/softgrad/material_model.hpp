@@ -51,6 +51,9 @@ class MaterialModel {
   virtual bool allows_inversion() const = 0;
   /// False for models that change under rigid rotations (linear elasticity), by design.
   virtual bool frame_indifferent() const { return true; }
+  /// True when psi(R F Q) = psi(F) for all rotations R, Q: PSD projections then work in F's
+  /// singular frame (ad/isotropic_projection.hpp) instead of an eigen-solver.
+  virtual bool isotropic() const { return false; }
   /// True for hyperelastic models defined by a density psi(F); false for e.g. springs.
   virtual bool has_density() const { return true; }
   /// The model's parameters (n_params() values) from Young's modulus [Pa] and Poisson's ratio,

@@ -1,6 +1,7 @@
 /// @file polar.hpp
-/// Rotation-variant SVD and polar decomposition of 3x3 matrices, and the differential of the
-/// polar rotation, for corotational materials. Device-compatible: no heap, no exceptions.
+/// Rotation-variant SVD of 2x2 and 3x3 matrices, polar decomposition of 3x3 matrices, and the
+/// differential of the polar rotation, for corotational materials and isotropic projections.
+/// Device-compatible: no heap, no exceptions.
 ///
 /// Conventions. F = U diag(sigma) V^T with U, V rotations (det +1) and
 /// sigma_1 >= sigma_2 >= |sigma_3|; sigma_3 < 0 exactly when det F < 0 ("rotation-variant"
@@ -120,10 +121,17 @@ SOFTGRAD_HD inline void one_sided_jacobi(Mat<double, 3, 3>& B, Mat<double, 3, 3>
       const double gamma = dot(column(B, p), column(B, q));
       // Negated test: also skips NaN and exact zeros.
       if (!(gamma * gamma > kOneSidedTol * kOneSidedTol * alpha * beta)) continue;
-      const double t = jacobi_tangent(alpha, beta, gamma);
-      const double c = 1.0 / std::sqrt(t * t + 1.0);
-      rotate_columns(B, p, q, c, t * c);
-      rotate_columns(V, p, q, c, t * c);
+      // The rotation of jacobi_tangent, t = sign(zeta) 2 gamma / (|zeta| + r), in a form with
+      // two square roots and one division on the critical path instead of three divisions
+      // (B's entries are at most 1 after scaling, so nothing overflows).
+      const double zeta = beta - alpha;
+      const double r = std::sqrt(zeta * zeta + 4.0 * gamma * gamma);
+      const double den = std::abs(zeta) + r;
+      const double inv = 1.0 / std::sqrt(den * den + 4.0 * gamma * gamma);
+      const double c = den * inv;
+      const double sn = (zeta < 0.0 ? -2.0 : 2.0) * gamma * inv;
+      rotate_columns(B, p, q, c, sn);
+      rotate_columns(V, p, q, c, sn);
       rotated = true;
     }
     if (!rotated) break;
@@ -245,6 +253,51 @@ SOFTGRAD_HD inline void signed_svd(const Mat<double, 3, 3>& F, Mat<double, 3, 3>
   U = detail::svd3::orthonormal_frame(B);
   for (int i = 0; i < 3; ++i)
     sigma[i] = scale * detail::svd3::dot(detail::svd3::column(U, i), detail::svd3::column(B, i));
+}
+
+/// The 2x2 rotation-variant SVD, same conventions: F = U diag(sigma) V^T with U, V rotations,
+/// sigma[0] >= |sigma[1]| and sigma[1] < 0 exactly when det F < 0. Closed form without
+/// trigonometry: R = U V^T is the rotation maximising tr(R^T F), whose (cos, sin) is proportional
+/// to (F00 + F11, F10 - F01); then S = R^T F is symmetric and V its eigenbasis.
+SOFTGRAD_HD inline void signed_svd(const Mat<double, 2, 2>& F, Mat<double, 2, 2>& U,
+                                   double sigma[2], Mat<double, 2, 2>& V) {
+  double c = F(0, 0) + F(1, 1);
+  double s = F(1, 0) - F(0, 1);
+  const double r = std::sqrt(c * c + s * s);
+  if (r > 0.0) {
+    c /= r;
+    s /= r;
+  } else {
+    c = 1.0;  // F symmetric and traceless: already S
+    s = 0.0;
+  }
+  // S = R^T F with R = [c -s; s c], symmetrised against round-off.
+  const double s00 = c * F(0, 0) + s * F(1, 0);
+  const double s11 = -s * F(0, 1) + c * F(1, 1);
+  const double s01 = 0.5 * ((c * F(0, 1) + s * F(1, 1)) + (-s * F(0, 0) + c * F(1, 0)));
+  // Eigenvector (x, y) of the larger eigenvalue, from whichever form has no cancellation.
+  const double half_diff = 0.5 * (s00 - s11);
+  const double radius = std::sqrt(half_diff * half_diff + s01 * s01);
+  double x = 1.0;
+  double y = 0.0;
+  if (radius > 0.0) {
+    x = half_diff >= 0.0 ? half_diff + radius : s01;
+    y = half_diff >= 0.0 ? s01 : radius - half_diff;
+    const double n = std::sqrt(x * x + y * y);
+    x /= n;
+    y /= n;
+  }
+  const double mean = 0.5 * (s00 + s11);
+  sigma[0] = mean + radius;
+  sigma[1] = mean - radius;
+  V(0, 0) = x;
+  V(0, 1) = -y;
+  V(1, 0) = y;
+  V(1, 1) = x;
+  U(0, 0) = c * x - s * y;
+  U(0, 1) = -c * y - s * x;
+  U(1, 0) = s * x + c * y;
+  U(1, 1) = -s * y + c * x;
 }
 
 /// Polar decomposition F = R S with R a rotation (det R = +1 always) and S symmetric.

@@ -126,7 +126,8 @@ struct Element {
         shape(ad::element_shape<kDim>(el.Dm_inv + 9 * e, el.volume[e])),
         p(el.params + kParams * e) {}
 
-  // The element Hessian (ad::element_hessian without its host-only projection), projected here.
+  // The element Hessian as ad::element_hessian computes it, with the device eigen-solver in
+  // place of the host-only one.
   __device__ ad::ElementStatus hessian(const double* xe, bool project, double* H) const {
     const Mat<double, kDim, kDim> F = ad::apply_shape(shape, xe);
     if (!ad::admissible<Material>(F)) return ad::ElementStatus::Inverted;
@@ -134,8 +135,13 @@ struct Element {
     double A[kDim * kDim * kDim * kDim];
     double psi = 0.0;
     if (!ad::density_hessian<Material>(F, p, psi, P, A)) return ad::ElementStatus::TapeOverflow;
+    const ad::Projection how =
+        project ? ad::projection_needed<Material, kDim>(A) : ad::Projection::None;
+    if (how == ad::Projection::SingularFrame &&
+        !ad::project_isotropic_density_hessian<Material>(F, p, A))
+      return ad::ElementStatus::TapeOverflow;
     ad::chain_hessian(shape, A, H);
-    if (project) project_psd<kN>(H);
+    if (how == ad::Projection::EigenSolver) project_psd<kN>(H);
     return ad::ElementStatus::Ok;
   }
 };

@@ -16,6 +16,7 @@
 
 #include "softgrad/ad/derivatives.hpp"
 #include "softgrad/ad/invariants.hpp"
+#include "softgrad/ad/isotropic_projection.hpp"
 #include "softgrad/ad/psd_projection.hpp"
 #include "softgrad/material.hpp"
 
@@ -100,6 +101,12 @@ concept HasInvariantDerivatives = HasInvariantForm<Material> &&
   Material::psi_invariant_derivatives(I, p, psi, dpsi, dpsi);
 };
 
+/// True if psi(R F Q) = psi(F) for all rotations R, Q: every invariant-form material, and those
+/// declaring `static constexpr bool kIsotropic = true`. Their projected Hessians come from the
+/// eigensystem in F's singular frame (isotropic_projection.hpp), not from an eigen-solver.
+template <class Material>
+concept IsIsotropic = HasInvariantForm<Material> || requires { requires Material::kIsotropic; };
+
 /// psi and P = dpsi/dF (row-major) at F. Returns false if the tape overflowed.
 template <class Material, int d>
 SOFTGRAD_HD bool density_gradient(const Mat<double, d, d>& F, const double* p, double& psi,
@@ -120,6 +127,21 @@ SOFTGRAD_HD bool density_gradient(const Mat<double, d, d>& F, const double* p, d
   }
 }
 
+/// Psi and its derivatives in the invariants I = (I_C, II_C, J): dpsi (3) and d2psi (3 x 3).
+/// Returns false if the tape overflowed.
+template <class Material>
+  requires HasInvariantForm<Material>
+SOFTGRAD_HD bool invariant_hessian(const double* I, const double* p, double& psi, double* dpsi,
+                                   double* d2psi) {
+  if constexpr (HasInvariantDerivatives<Material>) {
+    Material::psi_invariant_derivatives(I, p, psi, dpsi, d2psi);
+    return true;
+  } else {
+    return hessian<3, kNumParams<Material>>(InvariantDensityFunction<Material>{}, I, p, psi, dpsi,
+                                            d2psi);
+  }
+}
+
 /// psi, P and A = dP/dF (d^2 x d^2, row-major, symmetric) at F.
 template <class Material, int d>
 SOFTGRAD_HD bool density_hessian(const Mat<double, d, d>& F, const double* p, double& psi,
@@ -129,11 +151,7 @@ SOFTGRAD_HD bool density_hessian(const Mat<double, d, d>& F, const double* p, do
     const InvariantBasis<d> b = invariant_basis(F);
     double dpsi[3];
     double d2psi[9];
-    if constexpr (HasInvariantDerivatives<Material>) {
-      Material::psi_invariant_derivatives(b.I, p, psi, dpsi, d2psi);
-    } else if (!hessian<3, M>(InvariantDensityFunction<Material>{}, b.I, p, psi, dpsi, d2psi)) {
-      return false;
-    }
+    if (!invariant_hessian<Material>(b.I, p, psi, dpsi, d2psi)) return false;
     invariant_stress(b, dpsi, P);
     invariant_stress_differential(b, dpsi, d2psi, A);
     return true;
@@ -280,6 +298,47 @@ SOFTGRAD_HD void chain_hessian(const ElementShape<d>& s, const double* A, double
     }
 }
 
+/// A <- A_+, the PSD projection of A = d^2 psi / dF^2 at F, for an isotropic material: its
+/// negative modes in F's singular frame are removed (isotropic_projection.hpp). False if the
+/// tape overflowed.
+template <class Material, int d>
+SOFTGRAD_HD bool project_isotropic_density_hessian(const Mat<double, d, d>& F, const double* p, double* A) {
+  constexpr int D = d * d;
+  Mat<double, d, d> U;
+  Mat<double, d, d> V;
+  double sigma[d];
+  signed_svd(F, U, sigma, V);
+  Mat<double, d, d> Sigma = filled<double, d, d>(0.0);
+  for (int k = 0; k < d; ++k) Sigma(k, k) = sigma[k];
+  double psi = 0.0;
+  double A_rot[D * D];
+  if constexpr (HasInvariantForm<Material>) {
+    // Only the second derivatives at Sigma are needed: no stress.
+    const InvariantBasis<d> b = invariant_basis(Sigma);
+    double dpsi[3];
+    double d2psi[9];
+    if (!invariant_hessian<Material>(b.I, p, psi, dpsi, d2psi)) return false;
+    invariant_stress_differential(b, dpsi, d2psi, A_rot);
+  } else {
+    double P_rot[D];
+    if (!density_hessian<Material>(Sigma, p, psi, P_rot, A_rot)) return false;
+  }
+  clamp_negative_modes<d>(U, V, A_rot, A);
+  return true;
+}
+
+/// How an element Hessian H = V B^T A B is made PSD, given A = d^2 psi / dF^2. H is PSD exactly
+/// when A is (B = dF/dx is onto), so a positive definite A, the common case near rest, needs
+/// nothing; otherwise an isotropic density's A is projected in F's singular frame, and any other
+/// H by an eigen-solver.
+enum class Projection { None, SingularFrame, EigenSolver };
+
+template <class Material, int d>
+SOFTGRAD_HD Projection projection_needed(const double* A) {
+  if (positive_definite<d * d>(A)) return Projection::None;
+  return IsIsotropic<Material> ? Projection::SingularFrame : Projection::EigenSolver;
+}
+
 /// Energy, gradient and element Hessian H (N x N row-major), optionally projected to PSD.
 template <class Material, int d>
 ElementStatus element_hessian(const ElementShape<d>& s, const double* x, const double* p,
@@ -293,8 +352,11 @@ ElementStatus element_hessian(const ElementShape<d>& s, const double* x, const d
   if (!density_hessian<Material>(F, p, psi, P, A)) return ElementStatus::TapeOverflow;
   energy = s.volume * psi;
   apply_shape_transpose(s, P, s.volume, g);
+  const Projection how = project ? projection_needed<Material, d>(A) : Projection::None;
+  if (how == Projection::SingularFrame && !project_isotropic_density_hessian<Material>(F, p, A))
+    return ElementStatus::TapeOverflow;
   chain_hessian(s, A, H);
-  if (project) project_psd<(d + 1) * d>(H);
+  if (how == Projection::EigenSolver) project_psd<(d + 1) * d>(H);
   return ElementStatus::Ok;
 }
 

@@ -16,6 +16,7 @@ namespace softgrad {
 struct CorotatedLinear : YoungsPoissonParameters {
   static constexpr const char* kName = "corotated";
   static constexpr bool kAllowsInversion = true;
+  static constexpr bool kIsotropic = true;  // psi(R F Q) = psi(F) (material.hpp, item 7)
 
   template <class T, class P, int d>
   SOFTGRAD_HD static T psi(const Mat<T, d, d>& F, const P* p) {
