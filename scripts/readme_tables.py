@@ -103,7 +103,59 @@ def biped_bptt():
     return rows
 
 
-TABLES = {"locomotion_speed": locomotion_speed, "batch_rollouts": batch_rollouts,
+def material_throughput():
+    d = load("material_throughput")
+    ns = {}
+    for r in d["results"]:
+        ns.setdefault(r["material"], {})[r["mode"]] = r["ns_per_element"]
+    names = {"neo_hookean": "neo_hookean (AD) `*`",
+             "neo_hookean_closed_form": "neo_hookean, hand-derived (in the benchmark)",
+             "stable_neo_hookean": "stable_neo_hookean `*`", "mooney_rivlin": "mooney_rivlin `*`",
+             "stvk": "stvk `*`"}
+    order = ["neo_hookean", "neo_hookean_closed_form", "stable_neo_hookean", "mooney_rivlin",
+             "stvk", "corotated", "fixed_corotated", "linear", "mass_spring"]
+    fmt = lambda x: f"{x:.3g}" if x < 100 else f"{x:.0f}"
+    rows = [f"{d['n_elems']:,} random tets, one thread, best of up to {d['max_repetitions']} runs "
+            f"({d['machine']['cpu']}, {d['machine']['compiler']}); ns per element:",
+            "",
+            "| material | value | value+grad | value+grad+Hessian | + PSD projection | "
+            "projection / Hessian |",
+            "|---|---|---|---|---|---|"]
+    for m in order:
+        t = ns[m]
+        rows.append(f"| {names.get(m, m)} | {fmt(t['value'])} | {fmt(t['gradient'])} | "
+                    f"{fmt(t['hessian'])} | {fmt(t['hessian_projected'])} | "
+                    f"{t['hessian_projected'] / t['hessian']:.2f} |")
+    r = d["neo_hookean_ratio_ad_over_hand"]
+    rows += ["", f"AD / hand-derived time for Neo-Hookean, the two kernels interleaved in one run: "
+                 f"value+gradient+Hessian **{r['hessian']:.2f}x** (the project's target is 1.5x), "
+                 f"value+gradient {r['gradient']:.2f}x, value {r['value']:.2f}x, with the PSD "
+                 f"projection {r['hessian_projected']:.2f}x."]
+    return rows
+
+
+def hessian_projection():
+    d = load("hessian_projection")
+    rows = [f"The benchmark cantilever ({d['size']} tets, E = {d['youngs']:.0e} Pa, "
+            f"nu = {d['poisson']}) swinging down from rest, dt = {d['dt']} s; one thread, best of "
+            f"{d['repetitions']} alternating runs; elastic term only:",
+            "",
+            "| material | step | tip deflection | elements projected | kernels exact / projected "
+            "[ns per element] | ratio | with assembly [ms] | ratio |",
+            "|---|---|---|---|---|---|---|---|"]
+    for m in d["results"]:
+        for s in m["states"]:
+            rows.append(f"| {m['material']} | {s['step']} | {s['tip_deflection_m']:.3f} m | "
+                        f"{100 * s['indefinite_fraction']:.0f}% | "
+                        f"{s['kernel_exact_ns_per_element']:.0f} / "
+                        f"{s['kernel_projected_ns_per_element']:.0f} | {s['kernel_ratio']:.2f} | "
+                        f"{s['assembled_exact_ms']:.2f} / {s['assembled_projected_ms']:.2f} | "
+                        f"{s['assembled_ratio']:.2f} |")
+    return rows
+
+
+TABLES = {"material_throughput": material_throughput, "hessian_projection": hessian_projection,
+          "locomotion_speed": locomotion_speed, "batch_rollouts": batch_rollouts,
           "python_overhead": python_overhead, "biped_bptt": biped_bptt}
 
 

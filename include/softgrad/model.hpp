@@ -88,6 +88,9 @@ void add_body(Model& model, std::string name, Mesh mesh,
               std::shared_ptr<const MaterialModel> material, const std::vector<double>& params,
               double density);
 
+/// Elements of every body that are inverted or degenerate (det F <= 0) at positions x.
+int count_inverted_elements(const Model& model, const Eigen::VectorXd& x);
+
 /// Adds the elastic energy term of every body (call after all add_body).
 void add_elastic_terms(Model& model);
 

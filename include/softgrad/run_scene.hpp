@@ -35,6 +35,7 @@ struct StepRecord {
   double kinetic_energy = 0.0;    ///< [J]
   double potential_energy = 0.0;  ///< [J]
   double wall_time_s = 0.0;       ///< the solve alone, without output
+  int inverted_elements = 0;      ///< elements with det F <= 0 after the step
 };
 
 struct RunOptions {

@@ -23,10 +23,11 @@ struct NewtonOptions {
   /// Project element Hessians to PSD where the exact Hessian is not positive definite.
   bool project_hessian = true;
   /// With project_hessian: try the exact Hessian first in each step and project only after it
-  /// fails to factorise (not positive definite) or gives no descent direction. Near a strict
-  /// minimum the exact Hessian is positive definite and Newton converges quadratically, where
-  /// the projected one converges linearly (2D quadruped: 5.1 instead of 10.5 iterations per
-  /// step at tolerance 1e-7).
+  /// fails to factorise (not positive definite) or gives no descent direction; after a full
+  /// projected step, try the exact one again (after a failed try, once the step has halved).
+  /// Near a strict minimum the exact Hessian is positive definite and Newton converges
+  /// quadratically, where the projected one converges linearly (2D quadruped: 5.1 instead of
+  /// 10.5 iterations per step at tolerance 1e-7).
   bool exact_hessian_first = true;
   /// With a direct solver: after a full step of at most this many tolerances, the next steps
   /// are first tried as chord steps with that step's factorization (no Hessian assembled or

@@ -1,4 +1,5 @@
 // `softgrad run`: load a scene, apply the overrides, step it with progress, report.
+#include <algorithm>
 #include <CLI/CLI.hpp>
 #include <cstdio>
 #include <memory>
@@ -46,6 +47,12 @@ void print_report(const Console& c, const Scene& scene, const RunResult& r) {
   if (!r.pvd_path.empty())
     c.out << "  frames:  " << r.frames_written << " in " << r.pvd_path.string() << "\n";
   c.out << "  summary: " << r.summary_path.string() << std::endl;
+  int inverted = 0;
+  for (const StepRecord& s : r.steps) inverted = std::max(inverted, s.inverted_elements);
+  if (inverted > 0)
+    c.err << "softgrad: warning: up to " << inverted
+          << " elements inverted (det F <= 0) after a step; summary.json lists them per step"
+          << std::endl;
   if (r.status == RunStatus::NewtonFailed) {
     c.err << "softgrad: error: Newton failed in step " << r.failed_step
           << " (t = " << r.failed_step * scene.options.dt

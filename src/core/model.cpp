@@ -1,6 +1,7 @@
 #include "softgrad/model.hpp"
 
 #include <Eigen/Geometry>
+#include <Eigen/LU>
 #include <algorithm>
 #include <cmath>
 #include <sstream>
@@ -129,6 +130,21 @@ double Model::length_scale() const {
   const Eigen::Map<const Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>> P(
       X.data(), n_verts, dim);
   return (P.colwise().maxCoeff() - P.colwise().minCoeff()).norm();
+}
+
+int count_inverted_elements(const Model& model, const Eigen::VectorXd& x) {
+  int count = 0;
+  const int d = model.dim;
+  for (const Body& b : model.bodies)
+    for (int e = 0; e < b.n_elems(); ++e) {
+      // det F = det(Ds) det(Dm^-1), and det(Dm^-1) > 0 for the oriented rest elements.
+      Eigen::Matrix3d Ds = Eigen::Matrix3d::Identity();
+      const int* v = &b.elems[static_cast<size_t>(e) * (d + 1)];
+      for (int a = 0; a < d; ++a)
+        for (int i = 0; i < d; ++i) Ds(i, a) = x[d * v[a + 1] + i] - x[d * v[0] + i];
+      if (!(Ds.determinant() > 0.0)) ++count;
+    }
+  return count;
 }
 
 }  // namespace softgrad

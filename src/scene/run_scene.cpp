@@ -51,7 +51,8 @@ void step_loop(Simulator& sim, const Scene& scene, const RunOptions& options, Ro
     s = std::move(next);
     result.steps.push_back({k, s.t, report.iterations, report.linear_iterations, report.converged(),
                             sim.kinetic_energy(s.v),
-                            sim.potential_energy(s.x, rollout.parameters, s.t), wall});
+                            sim.potential_energy(s.x, rollout.parameters, s.t), wall,
+                            count_inverted_elements(sim.model(), s.x)});
     if (frames && k % scene.output.every == 0) frames->write(s, k);
     if (options.on_step) options.on_step(k, seconds_since(start));
   }

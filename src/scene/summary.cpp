@@ -1,5 +1,6 @@
 #include "summary.hpp"
 
+#include <algorithm>
 #include <system_error>
 
 #include "../io/text_output.hpp"
@@ -42,7 +43,8 @@ json energy_triple(double kinetic, double potential) {
 void add_step_arrays(const RunResult& r, json& j) {
   json time = json::array(), newton = json::array(), linear = json::array(), wall = json::array(),
        kinetic = json::array(), potential = json::array(), total = json::array(),
-       unconverged = json::array();
+       unconverged = json::array(), inverted = json::array();
+  int max_inverted = 0;
   for (const StepRecord& s : r.steps) {
     time.push_back(s.time);
     newton.push_back(s.newton_iterations);
@@ -52,12 +54,16 @@ void add_step_arrays(const RunResult& r, json& j) {
     potential.push_back(s.potential_energy);
     total.push_back(s.kinetic_energy + s.potential_energy);
     if (!s.converged) unconverged.push_back(s.step);
+    inverted.push_back(s.inverted_elements);
+    max_inverted = std::max(max_inverted, s.inverted_elements);
   }
   j["time"] = std::move(time);
   j["newton_iterations"] = std::move(newton);
   j["linear_iterations"] = std::move(linear);
   j["wall_time_s"] = std::move(wall);
   j["unconverged_steps"] = std::move(unconverged);
+  j["inverted_elements"] = std::move(inverted);  // det F <= 0 after each step
+  j["max_inverted_elements"] = max_inverted;
   j["energy"] = {{"kinetic", std::move(kinetic)},
                  {"potential", std::move(potential)},
                  {"total", std::move(total)}};
