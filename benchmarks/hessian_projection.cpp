@@ -23,8 +23,8 @@
 #include <sstream>
 #include <stdexcept>
 #include <string>
-#include <utility>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "cantilever_beam.hpp"
@@ -194,14 +194,15 @@ nlohmann::json run_material(const Options& o, const std::string& material) {
     nlohmann::json j = measure_state(*c.model, s.x, o.reps);
     j["step"] = at;
     j["tip_deflection_m"] = tip_deflection(c, s.x);
-    std::printf("%-20s step %2d  tip %7.3f m  indefinite %5.1f%%  kernel %6.0f / %6.0f ns (%.2fx)"
-                "  assembled %6.2f / %6.2f ms (%.2fx)\n",
-                material.c_str(), at, j["tip_deflection_m"].get<double>(),
-                100.0 * j["indefinite_fraction"].get<double>(),
-                j["kernel_exact_ns_per_element"].get<double>(),
-                j["kernel_projected_ns_per_element"].get<double>(), j["kernel_ratio"].get<double>(),
-                j["assembled_exact_ms"].get<double>(), j["assembled_projected_ms"].get<double>(),
-                j["assembled_ratio"].get<double>());
+    std::printf(
+        "%-20s step %2d  tip %7.3f m  indefinite %5.1f%%  kernel %6.0f / %6.0f ns (%.2fx)"
+        "  assembled %6.2f / %6.2f ms (%.2fx)\n",
+        material.c_str(), at, j["tip_deflection_m"].get<double>(),
+        100.0 * j["indefinite_fraction"].get<double>(),
+        j["kernel_exact_ns_per_element"].get<double>(),
+        j["kernel_projected_ns_per_element"].get<double>(), j["kernel_ratio"].get<double>(),
+        j["assembled_exact_ms"].get<double>(), j["assembled_projected_ms"].get<double>(),
+        j["assembled_ratio"].get<double>());
     std::fflush(stdout);
     states.push_back(std::move(j));
   }
@@ -218,16 +219,16 @@ int main(int argc, char** argv) {
     omp_set_num_threads(1);
     nlohmann::json results = nlohmann::json::array();
     for (const auto& material : o.materials) results.push_back(run_material(o, material));
-    const nlohmann::json out = {{"machine", {{"cores", std::thread::hardware_concurrency()},
-                                             {"cpu", cpu_model()}}},
-                                {"size", o.size},
-                                {"youngs", o.youngs},
-                                {"poisson", 0.3},
-                                {"dt", 0.01},
-                                {"threads", 1},
-                                {"clock", "thread_cpu_time"},
-                                {"repetitions", o.reps},
-                                {"results", results}};
+    const nlohmann::json out = {
+        {"machine", {{"cores", std::thread::hardware_concurrency()}, {"cpu", cpu_model()}}},
+        {"size", o.size},
+        {"youngs", o.youngs},
+        {"poisson", 0.3},
+        {"dt", 0.01},
+        {"threads", 1},
+        {"clock", "thread_cpu_time"},
+        {"repetitions", o.reps},
+        {"results", results}};
     std::ofstream(o.out) << out.dump(2) << "\n";
     std::printf("wrote %s\n", o.out.c_str());
     return 0;

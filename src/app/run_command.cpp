@@ -1,6 +1,6 @@
 // `softgrad run`: load a scene, apply the overrides, step it with progress, report.
-#include <algorithm>
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <cstdio>
 #include <memory>
 #include <optional>

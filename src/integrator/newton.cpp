@@ -238,8 +238,7 @@ NewtonReport newton_solve(IncrementalPotential& phi, NewtonLinearSolver solver,
     g.swap(g_try);  // every accepted point's gradient was evaluated with its energy
     r.energy = energy;
     r.step_norm *= alpha;
-    if (project && exact_first && alpha == 1.0 && r.step_norm <= exact_retry_below)
-      project = false;
+    if (project && exact_first && alpha == 1.0 && r.step_norm <= exact_retry_below) project = false;
     factorization_reusable = alpha == 1.0 && reusable(solver, options, r.step_norm, step_tolerance);
   }
   std::ostringstream os;

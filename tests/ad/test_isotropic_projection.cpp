@@ -66,8 +66,8 @@ TEST_CASE("ad/isotropic: the 2D signed SVD on random, inverted and degenerate F"
   for (int k = 0; k < 200; ++k) check_signed_svd(random_matrix(2, 2));
   for (int k = 0; k < 20; ++k) {
     const Eigen::Matrix2d R = random_rotation(2), Q = random_rotation(2);
-    check_signed_svd(R * Eigen::Vector2d(1.5, -0.3).asDiagonal() * Q.transpose());  // inverted
-    check_signed_svd(R * Eigen::Vector2d(0.7, 0.7).asDiagonal() * Q.transpose());   // repeated
+    check_signed_svd(R * Eigen::Vector2d(1.5, -0.3).asDiagonal() * Q.transpose());   // inverted
+    check_signed_svd(R * Eigen::Vector2d(0.7, 0.7).asDiagonal() * Q.transpose());    // repeated
     check_signed_svd(R * Eigen::Vector2d(2.0, 1e-12).asDiagonal() * Q.transpose());  // flat
     check_signed_svd(1e-150 * random_matrix(2, 2));
     check_signed_svd(1e150 * random_matrix(2, 2));
@@ -138,8 +138,7 @@ TEST_CASE("ad/isotropic: removing the negative modes of a singular-frame Hessian
           for (int a = 0; a < d; ++a)
             for (int b = 0; b < d; ++b) Q(i * d + j, a * d + b) = Ue(i, a) * Ve(j, b);
       const Eigen::MatrixXd A = Q * Ap * Q.transpose();
-      Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor> out = A,
-                                                                            rows_p = Ap;
+      Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor> out = A, rows_p = Ap;
       if (d == 2) {
         Mat<double, 2, 2> U, V;
         for (int k2 = 0; k2 < 4; ++k2) U.a[k2] = Ue(k2 / 2, k2 % 2), V.a[k2] = Ve(k2 / 2, k2 % 2);

@@ -18,7 +18,8 @@ namespace {
 /// B = dF/dx (d^2 x (d+1) d, row-major vec of F) of the element: F_ij = sum_a x_ai G_aj.
 Eigen::MatrixXd shape_derivative(const SingleElement& el) {
   const int d = el.dim;
-  const Eigen::MatrixXd Dm_inv = unflat(Eigen::Map<const Eigen::VectorXd>(el.Dm_inv.data(), d * d), d);
+  const Eigen::MatrixXd Dm_inv =
+      unflat(Eigen::Map<const Eigen::VectorXd>(el.Dm_inv.data(), d * d), d);
   Eigen::MatrixXd G(d + 1, d);  // G_{a+1} = row a of Dm^{-1}, G_0 = -sum
   G.bottomRows(d) = Dm_inv;
   G.row(0) = -Dm_inv.colwise().sum();
@@ -45,10 +46,10 @@ std::vector<Eigen::MatrixXd> states(int d, bool inversion) {
   }
   Eigen::VectorXd repeated = Eigen::VectorXd::Constant(d, 1.3);
   repeated[d - 1] = 0.6;
-  sigmas.push_back(repeated);                             // two equal, under compression
-  sigmas.push_back(Eigen::VectorXd::Constant(d, 0.8));    // all equal
+  sigmas.push_back(repeated);                           // two equal, under compression
+  sigmas.push_back(Eigen::VectorXd::Constant(d, 0.8));  // all equal
   Eigen::VectorXd close = Eigen::VectorXd::Constant(d, 0.7);
-  close[0] += 1e-9;                                       // nearly equal
+  close[0] += 1e-9;  // nearly equal
   sigmas.push_back(close);
   if (inversion) {
     Eigen::VectorXd inverted = Eigen::VectorXd::Constant(d, 1.1);
