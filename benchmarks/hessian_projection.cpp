@@ -20,7 +20,6 @@
 #include <functional>
 #include <limits>
 #include <nlohmann/json.hpp>
-#include <sstream>
 #include <stdexcept>
 #include <string>
 #include <thread>
@@ -29,6 +28,7 @@
 
 #include "cantilever_beam.hpp"
 #include "child_process.hpp"
+#include "command_line.hpp"
 #include "softgrad/ad/isotropic_projection.hpp"
 #include "softgrad/assembly.hpp"
 #include "softgrad/energy.hpp"
@@ -45,13 +45,6 @@ struct Options {
   std::vector<std::string> materials = {"stable_neo_hookean", "neo_hookean", "corotated"};
 };
 
-std::vector<std::string> split(const std::string& s) {
-  std::vector<std::string> out;
-  std::stringstream ss(s);
-  for (std::string item; std::getline(ss, item, ',');) out.push_back(item);
-  return out;
-}
-
 /// @throws std::invalid_argument for an unknown option or a bad value.
 Options parse_options(int argc, char** argv) {
   Options o;
@@ -63,12 +56,13 @@ Options parse_options(int argc, char** argv) {
     };
     if (a == "--size") {
       o.size = next();
+      parse_size(o.size);
     } else if (a == "--youngs") {
-      o.youngs = std::stod(next());
+      o.youngs = parse_number(a, next());
     } else if (a == "--reps") {
-      o.reps = std::stoi(next());
+      o.reps = parse_int(a, next());
     } else if (a == "--materials") {
-      o.materials = split(next());
+      o.materials = split_list(next());
     } else if (!a.empty() && a[0] == '-') {
       throw std::invalid_argument(
           "unknown option " + a +
@@ -78,8 +72,8 @@ Options parse_options(int argc, char** argv) {
       o.out = a;
     }
   }
-  if (o.reps < 1 || !(o.youngs > 0.0) || !parse_cells(o.size))
-    throw std::invalid_argument("--reps must be positive, --youngs positive, --size 1k|10k|50k");
+  if (o.reps < 1 || !(o.youngs > 0.0))
+    throw std::invalid_argument("--reps and --youngs must be positive");
   return o;
 }
 
@@ -177,7 +171,7 @@ nlohmann::json run_material(const Options& o, const std::string& material) {
   m.model = material;
   m.youngs = o.youngs;
   m.poisson = 0.3;
-  const Cantilever c = make_cantilever(*parse_cells(o.size), m);
+  const Cantilever c = make_cantilever(parse_size(o.size), m);
   SimulationOptions so;
   so.dt = 0.01;
   so.linear.kind = "cholmod";

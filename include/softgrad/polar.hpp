@@ -255,6 +255,28 @@ SOFTGRAD_HD inline void signed_svd(const Mat<double, 3, 3>& F, Mat<double, 3, 3>
     sigma[i] = scale * detail::svd3::dot(detail::svd3::column(U, i), detail::svd3::column(B, i));
 }
 
+namespace detail {
+/// Eigenvalues lambda[0] >= lambda[1] of the symmetric [a b; b c], and (cs, sn) the unit
+/// eigenvector of lambda[0] ((-sn, cs) is that of lambda[1]), without cancellation.
+SOFTGRAD_HD inline void symmetric_eigen_2x2(double a, double b, double c, double lambda[2],
+                                            double& cs, double& sn) {
+  const double half_diff = 0.5 * (a - c);
+  const double radius = std::sqrt(half_diff * half_diff + b * b);
+  lambda[0] = 0.5 * (a + c) + radius;
+  lambda[1] = 0.5 * (a + c) - radius;
+  cs = 1.0;
+  sn = 0.0;
+  if (radius > 0.0) {
+    cs = half_diff >= 0.0 ? half_diff + radius : b;
+    sn = half_diff >= 0.0 ? b : radius - half_diff;
+    const double n = std::sqrt(cs * cs + sn * sn);
+    cs /= n;
+    sn /= n;
+  }
+}
+
+}  // namespace detail
+
 /// The 2x2 rotation-variant SVD, same conventions: F = U diag(sigma) V^T with U, V rotations,
 /// sigma[0] >= |sigma[1]| and sigma[1] < 0 exactly when det F < 0. Closed form without
 /// trigonometry: R = U V^T is the rotation maximising tr(R^T F), whose (cos, sin) is proportional
@@ -275,21 +297,12 @@ SOFTGRAD_HD inline void signed_svd(const Mat<double, 2, 2>& F, Mat<double, 2, 2>
   const double s00 = c * F(0, 0) + s * F(1, 0);
   const double s11 = -s * F(0, 1) + c * F(1, 1);
   const double s01 = 0.5 * ((c * F(0, 1) + s * F(1, 1)) + (-s * F(0, 0) + c * F(1, 0)));
-  // Eigenvector (x, y) of the larger eigenvalue, from whichever form has no cancellation.
-  const double half_diff = 0.5 * (s00 - s11);
-  const double radius = std::sqrt(half_diff * half_diff + s01 * s01);
+  double lambda[2];
   double x = 1.0;
   double y = 0.0;
-  if (radius > 0.0) {
-    x = half_diff >= 0.0 ? half_diff + radius : s01;
-    y = half_diff >= 0.0 ? s01 : radius - half_diff;
-    const double n = std::sqrt(x * x + y * y);
-    x /= n;
-    y /= n;
-  }
-  const double mean = 0.5 * (s00 + s11);
-  sigma[0] = mean + radius;
-  sigma[1] = mean - radius;
+  detail::symmetric_eigen_2x2(s00, s01, s11, lambda, x, y);
+  sigma[0] = lambda[0];
+  sigma[1] = lambda[1];
   V(0, 0) = x;
   V(0, 1) = -y;
   V(1, 0) = y;

@@ -83,7 +83,7 @@ TEST_CASE("ad/isotropic: the 2 x 2 eigen-solver matches Eigen's") {
   for (int k = 0; k < 200; ++k) {
     const double a = uniform(-1, 1), b = k % 10 == 0 ? 0.0 : uniform(-1, 1), c = uniform(-1, 1);
     double lambda[2], cs = 0, sn = 0;
-    ad::detail::symmetric_eigen_2x2(a, b, c, lambda, cs, sn);
+    detail::symmetric_eigen_2x2(a, b, c, lambda, cs, sn);
     Eigen::Matrix2d A;
     A << a, b, b, c;
     const Eigen::Vector2d ev = Eigen::SelfAdjointEigenSolver<Eigen::Matrix2d>(A).eigenvalues();

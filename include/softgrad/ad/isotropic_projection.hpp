@@ -25,25 +25,6 @@ namespace softgrad::ad {
 
 namespace detail {
 
-/// Eigenvalues lambda[0] >= lambda[1] of the symmetric [a b; b c], and (cs, sn) the unit
-/// eigenvector of lambda[0] ((-sn, cs) is that of lambda[1]), without cancellation.
-SOFTGRAD_HD inline void symmetric_eigen_2x2(double a, double b, double c, double lambda[2],
-                                            double& cs, double& sn) {
-  const double half_diff = 0.5 * (a - c);
-  const double radius = std::sqrt(half_diff * half_diff + b * b);
-  lambda[0] = 0.5 * (a + c) + radius;
-  lambda[1] = 0.5 * (a + c) - radius;
-  cs = 1.0;
-  sn = 0.0;
-  if (radius > 0.0) {
-    cs = half_diff >= 0.0 ? half_diff + radius : b;
-    sn = half_diff >= 0.0 ? b : radius - half_diff;
-    const double n = std::sqrt(cs * cs + sn * sn);
-    cs /= n;
-    sn /= n;
-  }
-}
-
 /// A += lambda w w^T for the D-vector w, if lambda > 0 (upper triangle only).
 template <int D>
 SOFTGRAD_HD void add_mode(double lambda, const double* w, double* A) {
@@ -62,7 +43,7 @@ SOFTGRAD_HD void stretch_eigen(const Mat<double, d, d>& S, Mat<double, d, d>& q,
   } else {
     double cs = 1.0;
     double sn = 0.0;
-    symmetric_eigen_2x2(S(0, 0), S(0, 1), S(1, 1), lambda, cs, sn);
+    softgrad::detail::symmetric_eigen_2x2(S(0, 0), S(0, 1), S(1, 1), lambda, cs, sn);
     q(0, 0) = cs;
     q(1, 0) = sn;
     q(0, 1) = -sn;
@@ -137,8 +118,8 @@ SOFTGRAD_HD void clamp_negative_modes(const Mat<double, d, d>& U, const Mat<doub
       double pair_lambda[2];
       double cs = 1.0;
       double sn = 0.0;
-      detail::symmetric_eigen_2x2(Ap[kl * D + kl], Ap[kl * D + lk], Ap[lk * D + lk], pair_lambda,
-                                  cs, sn);
+      softgrad::detail::symmetric_eigen_2x2(Ap[kl * D + kl], Ap[kl * D + lk], Ap[lk * D + lk],
+                                            pair_lambda, cs, sn);
       for (int m = 0; m < 2; ++m) {
         if (!(pair_lambda[m] < 0.0)) continue;
         const double alpha = m == 0 ? cs : -sn;
