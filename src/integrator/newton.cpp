@@ -123,6 +123,9 @@ NewtonReport newton_solve(IncrementalPotential& phi, NewtonLinearSolver solver,
   // the tolerance). After an exact Hessian fails, the next try waits for a step half as long,
   // so failed factorizations grow only with the log of the step's shrinking.
   double exact_retry_below = std::numeric_limits<double>::infinity();
+  const auto after_full_step = [&] {
+    if (project && exact_first && r.step_norm <= exact_retry_below) project = false;
+  };
   bool factorization_reusable = false;  // the last step was full, small and factorised
   // Corrections stop for the rest of the solve once a corrected direction needs backtracking:
   // a term's local model then disagrees with the coupled step, and plain Newton is safe.
@@ -187,7 +190,7 @@ NewtonReport newton_solve(IncrementalPotential& phi, NewtonLinearSolver solver,
         g.swap(g_try);
         r.energy = energy = e;
         factorization_reusable = reusable(solver, options, r.step_norm, step_tolerance);
-        if (project && exact_first && r.step_norm <= exact_retry_below) project = false;
+        after_full_step();
         continue;
       }
     }
@@ -238,7 +241,7 @@ NewtonReport newton_solve(IncrementalPotential& phi, NewtonLinearSolver solver,
     g.swap(g_try);  // every accepted point's gradient was evaluated with its energy
     r.energy = energy;
     r.step_norm *= alpha;
-    if (project && exact_first && alpha == 1.0 && r.step_norm <= exact_retry_below) project = false;
+    if (alpha == 1.0) after_full_step();
     factorization_reusable = alpha == 1.0 && reusable(solver, options, r.step_norm, step_tolerance);
   }
   std::ostringstream os;

@@ -151,18 +151,9 @@ SOFTGRAD_HD bool project_isotropic_density_hessian(const Mat<double, d, d>& F, c
   Mat<double, d, d> Sigma = filled<double, d, d>(0.0);
   for (int k = 0; k < d; ++k) Sigma(k, k) = sigma[k];
   double psi = 0.0;
+  double P_rot[D];
   double A_rot[D * D];
-  if constexpr (HasInvariantForm<Material>) {
-    // Only the second derivatives at Sigma are needed: no stress.
-    const InvariantBasis<d> b = invariant_basis(Sigma);
-    double dpsi[3];
-    double d2psi[9];
-    if (!invariant_hessian<Material>(b.I, p, psi, dpsi, d2psi)) return false;
-    invariant_stress_differential(b, dpsi, d2psi, A_rot);
-  } else {
-    double P_rot[D];
-    if (!density_hessian<Material>(Sigma, p, psi, P_rot, A_rot)) return false;
-  }
+  if (!density_hessian<Material>(Sigma, p, psi, P_rot, A_rot)) return false;
   clamp_negative_modes<d>(U, V, A_rot, A);
   return true;
 }

@@ -84,9 +84,7 @@ template <int d>
 SOFTGRAD_HD void clamp_negative_modes(const Mat<double, d, d>& U, const Mat<double, d, d>& V,
                                       const double* Ap, double* A) {
   constexpr int D = d * d;
-  double negative[D * D];  // upper triangle of sum of -lambda w w^T over lambda < 0
-  for (int k = 0; k < D * D; ++k) negative[k] = 0.0;
-  double w[D];
+  double w[D];  // the modes update A's upper triangle, mirrored at the end
   // Stretch modes: E = diag(q(., m)), so w_ij = sum_k U_ik q_km V_jk.
   Mat<double, d, d> S;
   for (int k = 0; k < d; ++k)
@@ -108,7 +106,7 @@ SOFTGRAD_HD void clamp_negative_modes(const Mat<double, d, d>& U, const Mat<doub
         for (int k = 0; k < d; ++k) sum += U(i, k) * q(k, m) * V(j, k);
         w[i * d + j] = sum;
       }
-    detail::add_mode<D>(-lambda[m], w, negative);
+    detail::add_mode<D>(-lambda[m], w, A);
   }
   // Twist and flip modes of each pair k < l: E = alpha e_k e_l^T + beta e_l e_k^T.
   for (int k = 0; k < d; ++k)
@@ -127,14 +125,11 @@ SOFTGRAD_HD void clamp_negative_modes(const Mat<double, d, d>& U, const Mat<doub
         for (int i = 0; i < d; ++i)
           for (int j = 0; j < d; ++j)
             w[i * d + j] = alpha * U(i, k) * V(j, l) + beta * U(i, l) * V(j, k);
-        detail::add_mode<D>(-pair_lambda[m], w, negative);
+        detail::add_mode<D>(-pair_lambda[m], w, A);
       }
     }
   for (int i = 0; i < D; ++i)
-    for (int j = i; j < D; ++j) {
-      A[i * D + j] += negative[i * D + j];
-      A[j * D + i] = A[i * D + j];
-    }
+    for (int j = 0; j < i; ++j) A[i * D + j] = A[j * D + i];
 }
 
 }  // namespace softgrad::ad
