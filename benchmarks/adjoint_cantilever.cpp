@@ -60,6 +60,7 @@
 #include "adjoint_parent.hpp"
 #include "adjoint_summary.hpp"
 #include "command_line.hpp"
+#include "softgrad/openmp_waiting.hpp"
 
 namespace softgrad::bench {
 namespace {
@@ -151,6 +152,7 @@ Options parse_options(int argc, char** argv) {
 }  // namespace softgrad::bench
 
 int main(int argc, char** argv) {
+  softgrad::restart_with_passive_openmp_waiting(argv);
   using namespace softgrad::bench;
   Options o;
   try {

@@ -45,6 +45,7 @@
 #include "cantilever_solvers_parent.hpp"
 #include "child_process.hpp"
 #include "command_line.hpp"
+#include "softgrad/openmp_waiting.hpp"
 #include "softgrad/simulator.hpp"
 
 namespace softgrad::bench {
@@ -216,6 +217,7 @@ json run_one(const Options& o) {
 }  // namespace softgrad::bench
 
 int main(int argc, char** argv) {
+  softgrad::restart_with_passive_openmp_waiting(argv);
   using namespace softgrad::bench;
   Options o;
   try {

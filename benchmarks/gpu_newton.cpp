@@ -28,6 +28,7 @@
 #include "cantilever_beam.hpp"
 #include "softgrad/adjoint.hpp"
 #include "softgrad/assembly.hpp"
+#include "softgrad/openmp_waiting.hpp"
 #include "solvers/cpu/pcg_solver.hpp"
 #include "solvers/cuda/elastic_body.hpp"
 #include "solvers/cuda/elastic_newton.hpp"
@@ -241,6 +242,7 @@ double relative_difference(const Eigen::VectorXd& a, const Eigen::VectorXd& b) {
 }  // namespace softgrad::bench
 
 int main(int argc, char** argv) {
+  softgrad::restart_with_passive_openmp_waiting(argv);
   using namespace softgrad;
   using namespace softgrad::bench;
   std::string sizes = "10k,100k,1M", steps_arg = "3,2,1", out = "gpu_newton.json";

@@ -32,6 +32,7 @@
 #include "softgrad/ad/isotropic_projection.hpp"
 #include "softgrad/assembly.hpp"
 #include "softgrad/energy.hpp"
+#include "softgrad/openmp_waiting.hpp"
 #include "softgrad/simulator.hpp"
 
 namespace softgrad::bench {
@@ -207,6 +208,7 @@ nlohmann::json run_material(const Options& o, const std::string& material) {
 }  // namespace softgrad::bench
 
 int main(int argc, char** argv) {
+  softgrad::restart_with_passive_openmp_waiting(argv);
   using namespace softgrad::bench;
   try {
     const Options o = parse_options(argc, argv);

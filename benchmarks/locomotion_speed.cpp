@@ -18,6 +18,7 @@
 #include "softgrad/adjoint.hpp"
 #include "softgrad/controller.hpp"
 #include "softgrad/creatures.hpp"
+#include "softgrad/openmp_waiting.hpp"
 
 namespace {
 
@@ -91,6 +92,7 @@ Timing measure(bool quadruped, int steps, int repeats) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  softgrad::restart_with_passive_openmp_waiting(argv);
   int steps = 1000, repeats = 10;
   std::string out = "benchmarks/results/locomotion_speed.json";
   for (int i = 1; i < argc; ++i) {

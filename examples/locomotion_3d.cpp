@@ -17,6 +17,7 @@
 #include "softgrad/controller.hpp"
 #include "softgrad/creatures.hpp"
 #include "softgrad/io.hpp"
+#include "softgrad/openmp_waiting.hpp"
 #include "softgrad/training.hpp"
 
 using namespace softgrad;
@@ -118,6 +119,7 @@ void reach(int iterations, int steps, const std::string& out) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  softgrad::restart_with_passive_openmp_waiting(argv);
   const std::string which = argc > 1 ? argv[1] : "all";
   const int iterations = argc > 2 ? std::atoi(argv[2]) : 10;
   const int steps = argc > 3 ? std::atoi(argv[3]) : 60;

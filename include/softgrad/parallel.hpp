@@ -11,33 +11,38 @@
 
 namespace softgrad {
 
-namespace detail {
-/// OpenMP's thread count and this thread's index in the current team (src/core/parallel.cpp,
-/// so that <omp.h> stays out of the headers).
-int max_threads();
-int thread_index();
-}  // namespace detail
-
 /// Element loops (energy, gradient, Hessian, products) with fewer elements run serially.
 inline constexpr int kParallelMinElements = 1024;
 /// Loops over matrix entries or vector entries with fewer entries run serially.
 inline constexpr int kParallelMinEntries = 65536;
 
-/// body(i) for every i in [0, n): across threads (static schedule) when n >= min_parallel,
-/// else serially without entering OpenMP. Iterations must be independent.
+/// Iterations a thread takes at a time: a sixteenth of the loop's parallel threshold (64
+/// elements, 4096 entries). Threads take blocks as they become free (a dynamic schedule), so a
+/// thread that shares its core with another process delays the end of a loop by at most one
+/// block instead of holding half of the loop (static schedule: 1.3-3x slower than one thread
+/// beside a busy process, benchmarks/thread_policy.py).
+constexpr int parallel_block(int min_parallel) {
+  return min_parallel >= 32 ? min_parallel / 16 : 2;
+}
+
+/// body(i) for every i in [0, n): across threads (blocks of parallel_block) when
+/// n >= min_parallel, else serially without entering OpenMP. Iterations must be independent.
 template <class Body>
 void parallel_for(int n, int min_parallel, const Body& body) {
   if (n >= min_parallel) {
-#pragma omp parallel for schedule(static)
+    const int block = parallel_block(min_parallel);
+#pragma omp parallel for schedule(dynamic, block)
     for (int i = 0; i < n; ++i) body(i);
   } else {
     for (int i = 0; i < n; ++i) body(i);
   }
 }
 
-/// Reduces over [0, n): body(i, acc) updates an accumulator; each thread has its own, starting
-/// from `init`, and merge(total, part) combines them in thread order (deterministic for a given
-/// thread count). Parallel when n >= min_parallel, else one serial pass without OpenMP.
+/// Reduces over [0, n): body(i, acc) updates an accumulator; each block of parallel_block
+/// iterations has its own, starting from `init`, and merge(total, part) combines them in block
+/// order, so the result does not depend on the thread count or on which thread ran which block.
+/// Parallel when n >= min_parallel, else one serial pass without OpenMP. The per-block
+/// accumulators live in a per-thread buffer that is reused (no allocation once it has grown).
 template <class Acc, class Body, class Merge>
 Acc parallel_reduce(int n, int min_parallel, const Acc& init, const Body& body,
                     const Merge& merge) {
@@ -46,14 +51,24 @@ Acc parallel_reduce(int n, int min_parallel, const Acc& init, const Body& body,
     for (int i = 0; i < n; ++i) body(i, total);
     return total;
   }
-  std::vector<Acc> part(static_cast<size_t>(detail::max_threads()), init);
-#pragma omp parallel
-  {
-    Acc& acc = part[static_cast<size_t>(detail::thread_index())];
-#pragma omp for schedule(static)
-    for (int i = 0; i < n; ++i) body(i, acc);
+  const int block = parallel_block(min_parallel);
+  const int n_blocks = (n + block - 1) / block;
+  // A body that itself reduces with the same Acc on this thread gets a buffer of its own.
+  static thread_local std::vector<Acc> reused;
+  static thread_local bool reused_busy = false;
+  std::vector<Acc> own;
+  std::vector<Acc>& part = reused_busy ? own : reused;
+  const bool took_reused = !reused_busy;
+  reused_busy = true;
+  part.assign(static_cast<size_t>(n_blocks), init);
+  Acc* parts = part.data();
+#pragma omp parallel for schedule(dynamic, 1)
+  for (int k = 0; k < n_blocks; ++k) {
+    const int end = k + 1 < n_blocks ? (k + 1) * block : n;
+    for (int i = k * block; i < end; ++i) body(i, parts[k]);
   }
-  for (const Acc& p : part) merge(total, p);
+  for (int k = 0; k < n_blocks; ++k) merge(total, parts[k]);
+  if (took_reused) reused_busy = false;
   return total;
 }
 

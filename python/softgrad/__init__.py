@@ -17,7 +17,13 @@ files, and the summary they write returned as a dict.
 import json as _json
 import os as _os
 
-from . import _softgrad
+# OpenMP threads that spin while they wait make softgrad's loops 20-40x slower beside another
+# busy process; libgomp reads its policy once, when it loads: with this import, unless PyTorch
+# or NumPy loaded it first (import softgrad first, or set OMP_WAIT_POLICY yourself).
+if "OMP_WAIT_POLICY" not in _os.environ and "GOMP_SPINCOUNT" not in _os.environ:
+    _os.environ["OMP_WAIT_POLICY"] = "PASSIVE"
+
+from . import _softgrad  # noqa: E402
 from ._softgrad import (  # noqa: F401
     ConvergenceError,
     Rollout,

@@ -1,6 +1,7 @@
 #include "solvers/cpu/cholmod_solver.hpp"
 
 #include <cholmod.h>
+#include <omp.h>
 
 #include <cmath>
 #include <limits>
@@ -16,6 +17,30 @@ namespace softgrad {
 namespace {
 
 using Status = LinearSolveReport::Status;
+
+// Runs CHOLMOD and its BLAS on the calling thread alone, for the scope's lifetime. CHOLMOD 3
+// clears and zeroes every supernode in `omp parallel num_threads(4)` loops (a compile-time
+// team size that OMP_NUM_THREADS does not change: a team of 4 on 2 cores even with
+// --threads 1), and OpenBLAS's OpenMP build runs each supernode's dgemm on omp_get_max_threads()
+// threads: beside a busy process those thousands of small regions made 2-thread cholmod steps of
+// the 50k-tet cantilever 2x slower than 1-thread ones (benchmarks/thread_policy.py). Both ICVs
+// belong to this thread's data environment, so other threads keep theirs.
+class SerialOpenMP {
+ public:
+  SerialOpenMP() : threads_(omp_get_max_threads()), levels_(omp_get_max_active_levels()) {
+    omp_set_num_threads(1);
+    omp_set_max_active_levels(0);
+  }
+  ~SerialOpenMP() {
+    omp_set_max_active_levels(levels_);
+    omp_set_num_threads(threads_);
+  }
+  SerialOpenMP(const SerialOpenMP&) = delete;
+  SerialOpenMP& operator=(const SerialOpenMP&) = delete;
+
+ private:
+  int threads_, levels_;
+};
 
 // CHOLMOD's status codes in words.
 const char* cholmod_status_name(int status) {
@@ -135,7 +160,10 @@ struct CholmodSolver::Impl {
     cholmod_free_factor(&L, &common);
     factorized = false;
     cholmod_sparse view = sparse_view(A);
-    L = cholmod_analyze(&view, &common);
+    {
+      const SerialOpenMP serial;
+      L = cholmod_analyze(&view, &common);
+    }
     SOFTGRAD_CHECK(L != nullptr && common.status >= CHOLMOD_OK,
                    "cholmod_analyze failed: " << cholmod_status_name(common.status));
     ++analyses;
@@ -181,6 +209,7 @@ LinearSolveReport CholmodSolver::factorize(const SparseMatrix& A) {
     failed = s.planned->factorize(s.A.valuePtr());
   } else {
     cholmod_sparse view = sparse_view(s.A);
+    const SerialOpenMP serial;
     ok = cholmod_factorize(&view, s.L, &s.common) && s.common.status >= CHOLMOD_OK;
     if (s.common.status == CHOLMOD_NOT_POSDEF) failed = static_cast<Eigen::Index>(s.L->minor);
   }
@@ -225,7 +254,11 @@ LinearSolveReport CholmodSolver::solve(const Eigen::VectorXd& b, Eigen::VectorXd
   }
   // Solve with the stored factor; X, Y, E are reused when their size fits.
   cholmod_dense B = dense_view(b);
-  const int ok = cholmod_solve2(CHOLMOD_A, s.L, &B, nullptr, &s.X, nullptr, &s.Y, &s.E, &s.common);
+  int ok = 0;
+  {
+    const SerialOpenMP serial;
+    ok = cholmod_solve2(CHOLMOD_A, s.L, &B, nullptr, &s.X, nullptr, &s.Y, &s.E, &s.common);
+  }
   LinearSolveReport report;
   if (!ok || s.X == nullptr) {
     report.status = Status::NumericalFailure;

@@ -10,6 +10,7 @@
 
 #include "core/distributed.hpp"
 #include "softgrad/config.hpp"
+#include "softgrad/openmp_waiting.hpp"
 
 namespace softgrad::app {
 namespace {
@@ -51,7 +52,8 @@ std::string build_info() {
      << "\n";
   os << "  BLAS:    " << blas_in_use() << "\n";
   os << "  threads: " << omp_get_max_threads() << " OpenMP threads, "
-     << std::thread::hardware_concurrency() << " hardware threads\n";
+     << std::thread::hardware_concurrency() << " hardware threads, waiting " << openmp_wait_policy()
+     << "\n";
   return os.str();
 }
 

@@ -6,6 +6,8 @@
 
 #include <cstdio>
 
+#include "softgrad/openmp_waiting.hpp"
+
 namespace {
 
 unsigned g_selected = 0;  // test cases that passed the filters in the last run
@@ -35,6 +37,7 @@ REGISTER_LISTENER("selection_counter", 1, SelectionCounter);
 }  // namespace
 
 int main(int argc, char** argv) {
+  softgrad::restart_with_passive_openmp_waiting(argv);
   doctest::Context context(argc, argv);
   const int result = context.run();
   if (context.shouldExit() || result != 0 || !g_ran) return result;
