@@ -1,0 +1,140 @@
+"""Peer benchmark (issue 15, item 1): softgrad against the seed paper's method written in
+PyTorch (torch_backward_euler.py: Newton-CG on double-backward Hessian-vector products and the
+adjoint by CG), float64 and one thread each, on the same mesh, energy and settings:
+beam_problem.py's clamped beam bending under gravity, at about 2.5k, 10k, 20k and 100k tets.
+
+For each size, every round runs each softgrad backend (cholmod, pcg, matfree; the adjoint uses
+the simulator's backend) and then the peer, forward and backward, in turn. It reports seconds
+per step (fastest round), Newton and CG iterations per step, the agreement of final positions
+and dL/dyoungs between the sides and against a tight reference (softgrad cholmod, Newton
+tolerance 1e-12), and the ratios PyTorch / softgrad (median over rounds) with the issue's
+targets at 10k tets: softgrad forward >= 30x, backward >= 50x; matfree >= 5x. Extra rounds run
+while the size's time budget allows. Writes JSON and prints a table.
+
+    PYTHONPATH=build/python /usr/bin/python3 benchmarks/peers/run_peer_benchmark.py \\
+        [--sizes 2500,10000,20000,100000] [--steps 50] [--steps-at 20000=20,100000=3] \\
+        [--rounds 3] [--size-budget 150] [--out benchmarks/results/peer_pytorch.json]
+"""
+
+import os
+
+# One thread everywhere, set before softgrad (OpenMP, CHOLMOD's BLAS) and torch load.
+for _name in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ[_name] = "1"
+
+import argparse  # noqa: E402
+import json  # noqa: E402
+import platform  # noqa: E402
+import sys  # noqa: E402
+import time  # noqa: E402
+
+import torch  # noqa: E402
+
+import softgrad  # noqa: E402
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import beam_problem  # noqa: E402
+import peer_report  # noqa: E402
+import sides  # noqa: E402
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+TARGET_TETS = 10000
+
+
+def parse_arguments(argv):
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--sizes", default="2500,10000,20000,100000", help="tets, about")
+    p.add_argument("--steps", type=int, default=50, help="steps from rest at every size ...")
+    p.add_argument("--steps-at", default="20000=20,100000=3",
+                   help="... except these (SIZE=STEPS,...), to fit the run in ~25 min")
+    p.add_argument("--backends", default="cholmod,pcg,matfree")
+    p.add_argument("--rounds", type=int, default=3, help="at most, per size")
+    p.add_argument("--size-budget", type=float, default=150.0,
+                   help="seconds per size after which no further round starts")
+    p.add_argument("--peer-cg-tolerance", type=float, default=1e-6,
+                   help="the peer's Newton-direction CG, relative")
+    p.add_argument("--adjoint-cg-tolerance", type=float, default=1e-10,
+                   help="the peer's adjoint CG, relative (softgrad's adjoint default)")
+    p.add_argument("--newton-tolerance", type=float, default=1e-9, help="both sides")
+    p.add_argument("--no-reference", action="store_true", help="skip the tight reference run")
+    p.add_argument("--out", default=os.path.join(ROOT, "benchmarks", "results",
+                                                 "peer_pytorch.json"))
+    args = p.parse_args(argv)
+    args.sizes = [int(s) for s in args.sizes.split(",")]
+    args.steps_at = dict(tuple(int(v) for v in item.split("=")) for item in
+                         args.steps_at.split(",") if item)
+    args.backends = args.backends.split(",")
+    return args
+
+
+def one_round(args, cells, steps, mesh_scene):
+    """Every softgrad backend, then the peer: {variant: result}."""
+    out = {}
+    for backend in args.backends:
+        out[backend] = sides.run_softgrad(cells, steps, backend, args.newton_tolerance)
+    out["pytorch"] = sides.run_peer(mesh_scene, steps, args.peer_cg_tolerance,
+                                    args.adjoint_cg_tolerance, args.newton_tolerance)
+    return out
+
+
+def run_size(args, tets):
+    cells = beam_problem.cells_for(tets)
+    steps = args.steps_at.get(tets, args.steps)
+    start = time.perf_counter()
+    reference = None
+    if not args.no_reference:
+        reference = sides.run_softgrad(cells, steps, "cholmod", 1e-12)
+        mesh_scene = reference.pop("scene")
+    else:
+        mesh_scene = softgrad.load(beam_problem.scene(cells, steps))
+    rounds = []
+    while len(rounds) < args.rounds:
+        round_start = time.perf_counter()
+        rounds.append(one_round(args, cells, steps, mesh_scene))
+        for result in rounds[-1].values():
+            result.pop("scene", None)
+        took = time.perf_counter() - round_start
+        print(f"  {tets} tets: round {len(rounds)} took {took:.0f} s", flush=True)
+        if time.perf_counter() - start + took > args.size_budget:
+            break
+    return peer_report.size_entry(args, tets, cells, steps, mesh_scene, rounds, reference,
+                                  time.perf_counter() - start)
+
+
+def main(argv=None):
+    args = parse_arguments(argv)
+    sides.configure_threads()
+    started = time.perf_counter()
+    entries = []
+    for tets in args.sizes:
+        entries.append(run_size(args, tets))
+        peer_report.print_size(entries[-1])
+    result = {
+        "what": "softgrad against the seed paper's method in PyTorch (issue 15, item 1)",
+        "command": " ".join(["PYTHONPATH=build/python /usr/bin/python3",
+                             "benchmarks/peers/run_peer_benchmark.py"] + sys.argv[1:]),
+        "cpu": peer_report.cpu_name(),
+        "hardware_threads": os.cpu_count(),
+        "threads": {"softgrad": "OMP_NUM_THREADS=1 and OPENBLAS_NUM_THREADS=1 before import "
+                                "(the Python API has no threads option for simulate/gradient)",
+                    "torch": torch.get_num_threads()},
+        "versions": {"softgrad": softgrad.__version__, "torch": torch.__version__,
+                     "python": platform.python_version()},
+        "problem": peer_report.problem_description(args),
+        "targets_at_tets": TARGET_TETS,
+        "targets": peer_report.TARGETS,
+        "target_summary": peer_report.target_summary(entries, TARGET_TETS),
+        "api_gaps": peer_report.API_GAPS,
+        "sizes": entries,
+        "total_seconds": time.perf_counter() - started,
+    }
+    os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
+    with open(args.out, "w") as f:
+        json.dump(result, f, indent=2)
+        f.write("\n")
+    peer_report.print_targets(result["target_summary"])
+    print(f"wrote {args.out} ({result['total_seconds']:.0f} s)")
+
+
+if __name__ == "__main__":
+    main()

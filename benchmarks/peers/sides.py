@@ -1,0 +1,84 @@
+"""One timed forward and backward run of the beam (beam_problem.py) by each side: softgrad with
+one linear backend (its Python module; the adjoint uses the simulator's backend), and the
+PyTorch peer. Both return a dict of seconds per step, counts per step, the final positions
+(n, 3) and dL/dyoungs.
+"""
+
+import time
+
+import numpy as np
+import torch
+
+import beam_problem
+import softgrad
+
+
+def run_softgrad(cells, steps, linear, newton_tolerance=1e-9):
+    """softgrad's forward (Scene.simulate) and backward (Scene.gradient by "youngs" on the
+    scene's loss) timed separately. The adjoint's CG count is not exposed to Python: None."""
+    scene = softgrad.load(beam_problem.scene(cells, steps, linear, newton_tolerance))
+    rollout = scene.rollout()
+    t0 = time.perf_counter()
+    trajectory = scene.simulate(rollout)
+    t1 = time.perf_counter()
+    loss, gradient = scene.gradient(trajectory, ["youngs"])
+    t2 = time.perf_counter()
+    newton = trajectory.newton
+    return {
+        "forward_s_per_step": (t1 - t0) / steps,
+        "backward_s_per_step": (t2 - t1) / steps,
+        "newton_per_step": sum(r["iterations"] for r in newton) / steps,
+        "cg_per_step": sum(r["linear_iterations"] for r in newton) / steps,
+        "backward_cg_per_step": None,
+        "converged": bool(trajectory.converged),
+        "loss": float(loss),
+        "dl_dyoungs": float(gradient[0]),
+        "final_positions": trajectory.positions[-1],
+        "scene": scene,
+    }
+
+
+def run_peer(scene, steps, cg_tolerance, adjoint_cg_tolerance, newton_tolerance=1e-9):
+    """The PyTorch peer on softgrad's mesh of `scene`: simulate, the loss, and the adjoint."""
+    peer = beam_problem.peer(scene, newton_tolerance=newton_tolerance, cg_tolerance=cg_tolerance,
+                             adjoint_cg_tolerance=adjoint_cg_tolerance)
+    t0 = time.perf_counter()
+    positions, velocities, reports = peer.simulate(steps)
+    t1 = time.perf_counter()
+    loss, dl_dx = beam_problem.loss(scene.rest_positions, positions)
+    dl_dyoungs, adjoint = peer.gradient(positions, velocities, dl_dx)
+    t2 = time.perf_counter()
+    forward_split = {k: sum(r["seconds"][k] for r in reports) / steps
+                     for k in reports[0]["seconds"]}
+    return {
+        "forward_s_per_step": (t1 - t0) / steps,
+        "backward_s_per_step": (t2 - t1) / steps,
+        "newton_per_step": sum(r["iterations"] for r in reports) / steps,
+        "cg_per_step": sum(r["cg_iterations"] for r in reports) / steps,
+        "backward_cg_per_step": adjoint["cg_iterations"] / steps,
+        "negative_curvature_cg_exits": sum(r["negative_curvature"] for r in reports),
+        "adjoint_worst_relative_residual": adjoint["worst_relative_residual"],
+        "forward_split_s_per_step": forward_split,
+        "backward_split_s_per_step": {k: v / steps for k, v in adjoint["seconds"].items()},
+        "converged": all(r["converged"] for r in reports),
+        "loss": loss,
+        "dl_dyoungs": dl_dyoungs,
+        "final_positions": positions[-1].numpy(),
+    }
+
+
+def agreement(a, b):
+    """Max abs difference of the final positions [m] and relative difference of dL/dyoungs."""
+    dx = float(np.abs(np.asarray(a["final_positions"]) - np.asarray(b["final_positions"])).max())
+    ga, gb = a["dl_dyoungs"], b["dl_dyoungs"]
+    return {"final_position_max_abs_m": dx,
+            "dl_dyoungs_relative": abs(ga - gb) / max(abs(ga), abs(gb), 1e-300)}
+
+
+def configure_threads():
+    """One thread for torch (softgrad's come from OMP_NUM_THREADS, set before the import)."""
+    torch.set_num_threads(1)
+    try:
+        torch.set_num_interop_threads(1)
+    except RuntimeError:  # allowed once per process, before any inter-op work
+        pass
