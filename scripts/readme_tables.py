@@ -154,7 +154,56 @@ def hessian_projection():
     return rows
 
 
-TABLES = {"material_throughput": material_throughput, "hessian_projection": hessian_projection,
+def thread_policy():
+    d = load("thread_policy")
+    p = d["problem"]
+    rows = [f"The benchmark cantilever ({p['tets']:,} tets, {p['material']}, E = {p['youngs']:.0e} "
+            f"Pa), {p['steps']} steps of `softgrad run`; {d['machine']['cores']} cores; median of "
+            f"{d['repeats']} interleaved runs; speedup = time on 1 thread / time on 2 threads "
+            f"(lowest with softgrad's waiting: {d['min_default_speedup']:.2f}):",
+            "",
+            "| solver | machine | OpenMP waiting | 1 thread [s] | 2 threads [s] | speedup |",
+            "|---|---|---|---|---|---|"]
+    for r in d["results"]:
+        machine = "idle" if r["load"] == "idle" else "one core busy"
+        waiting = "passive (default)" if r["waiting"] == "passive" else "spinning (ACTIVE)"
+        rows.append(f"| {r['solver']} | {machine} | {waiting} | {r['one_thread_s']:.2f} | "
+                    f"{r['two_threads_s']:.2f} | {r['speedup']:.2f} |")
+    return rows
+
+
+def peer_pytorch():
+    d = load("peer_pytorch")
+    p = d["problem"]
+    rows = [f"A {' x '.join(f'{v:g}' for v in p['beam_m'])} m beam clamped at x = 0 bending under "
+            f"gravity ({p['material']}, E = {p['youngs_pa']:.0e} Pa, nu = {p['poisson']}, "
+            f"dt = {p['dt_s']} s), the same mesh on both sides; one thread each; fastest round. "
+            f"ratio = PyTorch's time / softgrad's (median over rounds); targets at 10k tets: "
+            f"forward {d['targets']['softgrad_forward']:g}x, backward "
+            f"{d['targets']['softgrad_backward']:g}x, matfree {d['targets']['matfree']:g}x:",
+            "",
+            "| tets | steps | side | forward s / step | backward s / step | Newton / step | "
+            "CG / step | ratio forward | ratio backward | final positions, dL/dE vs PyTorch |",
+            "|---|---|---|---|---|---|---|---|---|---|"]
+    for size in d["sizes"]:
+        for name in ("cholmod", "pcg", "matfree", "pytorch"):
+            v = size["variants"][name]
+            ratio = size["ratios"].get(name)
+            agree = v.get("agreement_with_pytorch")
+            cg = f"{v['cg_per_step']:.0f}" if v["cg_per_step"] else "–"
+            fwd = f"{ratio['forward']:.1f}" if ratio else ""
+            bwd = f"{ratio['backward']:.1f}" if ratio else ""
+            agreement = (f"{agree['final_position_max_abs_m']:.0e} m, "
+                         f"{agree['dl_dyoungs_relative']:.0e}" if agree else "")
+            side = "PyTorch" if name == "pytorch" else "softgrad " + name
+            rows.append(f"| {size['tets']:,} | {size['steps']} | {side} | "
+                        f"{v['forward_s_per_step']:.3g} | {v['backward_s_per_step']:.3g} | "
+                        f"{v['newton_per_step']:.2f} | {cg} | {fwd} | {bwd} | {agreement} |")
+    return rows
+
+
+TABLES = {"peer_pytorch": peer_pytorch, "thread_policy": thread_policy, "material_throughput": material_throughput,
+          "hessian_projection": hessian_projection,
           "locomotion_speed": locomotion_speed, "batch_rollouts": batch_rollouts,
           "python_overhead": python_overhead, "biped_bptt": biped_bptt}
 

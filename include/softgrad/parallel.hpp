@@ -17,12 +17,11 @@ inline constexpr int kParallelMinElements = 1024;
 inline constexpr int kParallelMinEntries = 65536;
 
 /// Iterations a thread takes at a time: a sixteenth of the loop's parallel threshold (64
-/// elements, 4096 entries). Threads take blocks as they become free (a dynamic schedule), so a
-/// thread that shares its core with another process delays the end of a loop by at most one
-/// block instead of holding half of the loop (static schedule: 1.3-3x slower than one thread
-/// beside a busy process, benchmarks/thread_policy.py).
+/// elements, 4096 entries), at least 64. Threads take blocks as they become free (a dynamic
+/// schedule), so a thread that shares its core with another process delays the end of a loop by
+/// at most one block instead of holding half of the loop (static schedule).
 constexpr int parallel_block(int min_parallel) {
-  return min_parallel >= 32 ? min_parallel / 16 : 2;
+  return min_parallel / 16 > 64 ? min_parallel / 16 : 64;
 }
 
 /// body(i) for every i in [0, n): across threads (blocks of parallel_block) when

@@ -16,6 +16,24 @@ namespace softgrad {
 /// @pre A square and symmetric; x.size() == A.cols(); y is resized if needed; x and y distinct.
 void symmetric_spmv(const SparseMatrix& A, const Eigen::VectorXd& x, Eigen::VectorXd& y);
 
+/// symmetric_spmv run serially or across threads, whichever has been faster in recent calls
+/// (a running average of each, the slower one retried every kProbeEvery calls). A product at
+/// 10k tets takes a fraction of a millisecond: on an idle machine two threads do it ~1.4x
+/// faster, beside a busy process the join waits for a thread that shares its core and the
+/// parallel product is slower than the serial one (benchmarks/thread_policy.py). Both compute
+/// each entry the same way, so the result does not depend on the choice.
+class AdaptiveSpmv {
+ public:
+  static constexpr int kProbeEvery = 64;
+  void apply(const SparseMatrix& A, const Eigen::VectorXd& x, Eigen::VectorXd& y);
+  /// Whether the next product would run across threads (for tests).
+  bool prefers_parallel() const { return seconds_[1] < seconds_[0]; }
+
+ private:
+  double seconds_[2] = {0.0, 0.0};  ///< running average per product: serial, parallel
+  long calls_ = 0;
+};
+
 /// A symmetric linear map R^n -> R^n given by its action, e.g. the sum of element
 /// Hessian-vector products. Implementations must be safe to call from one thread at a time.
 class LinearOperator {
@@ -47,6 +65,7 @@ class SparseMatrixOperator final : public LinearOperator {
 
  private:
   const SparseMatrix* A_ = nullptr;
+  mutable AdaptiveSpmv spmv_;  // apply() is const; one caller at a time (LinearOperator)
 };
 
 }  // namespace softgrad

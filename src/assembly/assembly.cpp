@@ -113,7 +113,7 @@ void HessianAssembler::add_stencils(int id, const double* local, double scale) {
     for (size_t k = 0; k < n; ++k) values[plan.target[k]] += scale * local[k];
     return;
   }
-  parallel_for(nnz, 0, [&](int k) {  // each thread sums the contributions to its own entries
+  parallel_for(nnz, kParallelMinEntries, [&](int k) {  // each thread sums its own entries
     double sum = 0.0;
     for (int c = plan.nz_begin[k]; c < plan.nz_begin[k + 1]; ++c) sum += local[plan.contrib[c]];
     values[k] += scale * sum;

@@ -33,5 +33,22 @@ TEST_CASE("solvers/linear_operator: SparseMatrixOperator applies A and gives its
   CHECK(SparseMatrixOperator().size() == 0);
 }
 
+TEST_CASE(
+    "solvers/linear_operator: the adaptive product gives the same vector whichever way it runs") {
+  // 6000 rows: both the serial and the parallel form run (the first two calls, then probes).
+  const int n = 6000;
+  const SparseMatrix A = test::random_spd(n, 3, 1.0, 54);
+  const Eigen::VectorXd x = test::random_vector(n, 55);
+  Eigen::VectorXd reference, y;
+  symmetric_spmv(A, x, reference);
+  CHECK((reference - A * x).norm() <= 1e-13 * reference.norm());
+  AdaptiveSpmv spmv;
+  for (int call = 0; call < 3 * AdaptiveSpmv::kProbeEvery; ++call) {
+    spmv.apply(A, x, y);
+    CAPTURE(call);
+    REQUIRE(y == reference);  // bit for bit: each entry is summed the same way
+  }
+}
+
 }  // namespace
 }  // namespace softgrad

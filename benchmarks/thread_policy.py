@@ -1,0 +1,161 @@
+#!/usr/bin/python3
+"""thread_policy: `softgrad run --threads 2` against `--threads 1`, on an idle machine and beside
+another busy process, with softgrad's default OpenMP waiting (passive: the program restarts
+itself with OMP_WAIT_POLICY=PASSIVE) and, for contrast, with libgomp's spinning (ACTIVE).
+
+    /usr/bin/python3 benchmarks/thread_policy.py [--exe build/softgrad] [--repeats 3]
+        [--steps 10] [--solvers cholmod,pcg,matfree] [--out benchmarks/results/thread_policy.json]
+
+The problem is the benchmark cantilever at 10k tets (1 x 0.1 x 0.1 m, 46 x 6 x 6 cells of 6
+tets, stable Neo-Hookean E = 1e6 Pa, clamped at x = 0, swinging under gravity), --steps steps
+of 0.01 s without frames, once per linear solver. "Loaded" runs beside one process that spins
+on a core until killed. The time of a run is its stepping time (summary.json's wall time less
+its set-up). Configurations are interleaved and repeated, and the median is kept, because
+timings on a shared 2-core machine drift. The ratio speedup = time(1 thread) / time(2 threads):
+the thread policy's bar is speedup >= 1 idle and loaded with the default waiting.
+"""
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+
+
+def cantilever_scene(steps):
+    """The 10k-tet benchmark cantilever as a scene dict."""
+    return {
+        "name": "cantilever_10k", "dim": 3, "mode": "dynamic",
+        "time": {"dt": 0.01, "duration": 0.01 * steps},
+        "gravity": [0, -9.81, 0],
+        "solver": {"newton_tolerance": 1e-6},
+        "bodies": [{
+            "name": "beam",
+            "mesh": {"generator": "box", "resolution": [46, 6, 6], "size": [1.0, 0.1, 0.1]},
+            "material": {"model": "stable_neo_hookean", "youngs": 1e6, "poisson": 0.3},
+            "density": 1000,
+        }],
+        "boundary": [{"name": "clamp",
+                      "region": {"plane": {"point": [0, 0, 0], "normal": [-1, 0, 0]}}}],
+        "output": {"every": 0},
+    }
+
+
+class BusyProcess:
+    """One process spinning on a core until stopped: "another busy process"."""
+
+    def __enter__(self):
+        self.proc = subprocess.Popen([sys.executable, "-c", "while True: pass"])
+        time.sleep(0.5)  # let it take its core
+        return self
+
+    def __exit__(self, *exc):
+        self.proc.kill()
+        self.proc.wait()
+
+
+def run_once(exe, scene_file, solver, threads, waiting, out_dir):
+    """Stepping seconds of one `softgrad run`, and its Newton iterations per step."""
+    env = dict(os.environ)
+    env.pop("OMP_WAIT_POLICY", None)
+    env.pop("GOMP_SPINCOUNT", None)
+    env.pop("OMP_NUM_THREADS", None)
+    if waiting == "active":
+        env["OMP_WAIT_POLICY"] = "ACTIVE"  # set: softgrad keeps it and does not restart
+    cmd = [exe, "run", scene_file, "--solver", solver, "--threads", str(threads), "--quiet",
+           "--out", out_dir]
+    subprocess.run(cmd, env=env, check=True, stdout=subprocess.DEVNULL)
+    with open(os.path.join(out_dir, "summary.json")) as f:
+        summary = json.load(f)
+    if summary["status"] != "completed":
+        raise RuntimeError(f"{' '.join(cmd)}: {summary['status']}: {summary['message']}")
+    return summary["total_wall_time_s"] - summary["setup_time_s"], summary["mean_newton_iterations"]
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--exe", default=os.path.join(ROOT, "build", "softgrad"))
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--steps", type=int, default=10)
+    parser.add_argument("--solvers", default="cholmod,pcg,matfree")
+    parser.add_argument("--out", default=os.path.join(HERE, "results", "thread_policy.json"))
+    args = parser.parse_args()
+
+    solvers = args.solvers.split(",")
+    # (load, waiting, threads); the spinning policy only where it differs from the default.
+    configs = [(load, waiting, threads) for load in ("idle", "loaded")
+               for waiting in ("passive", "active") for threads in (1, 2)
+               if not (waiting == "active" and threads == 1)]
+    times = {}
+    newton = {}
+    load_average = os.getloadavg()[0]
+    with tempfile.TemporaryDirectory() as tmp:
+        scene_file = os.path.join(tmp, "cantilever_10k.json")
+        with open(scene_file, "w") as f:
+            json.dump(cantilever_scene(args.steps), f)
+        for rep in range(args.repeats):
+            for load in ("idle", "loaded"):
+                busy = BusyProcess() if load == "loaded" else None
+                if busy:
+                    busy.__enter__()
+                try:
+                    for solver in solvers:
+                        for (l, waiting, threads) in configs:
+                            if l != load:
+                                continue
+                            key = (solver, load, waiting, threads)
+                            t, n = run_once(args.exe, scene_file, solver, threads, waiting,
+                                            os.path.join(tmp, "out"))
+                            times.setdefault(key, []).append(t)
+                            newton[key] = n
+                            print(f"  [{rep + 1}/{args.repeats}] {solver:8s} {load:6s} "
+                                  f"{waiting:7s} {threads} thread(s): {t:.3f} s", flush=True)
+                finally:
+                    if busy:
+                        busy.__exit__(None, None, None)
+
+    results = []
+    print(f"\n{'solver':8s} {'load':6s} {'waiting':7s}  1 thread [s]  2 threads [s]  speedup")
+    for solver in solvers:
+        for load in ("idle", "loaded"):
+            one = statistics.median(times[(solver, load, "passive", 1)])
+            for waiting in ("passive", "active"):
+                two = statistics.median(times[(solver, load, waiting, 2)])
+                record = {
+                    "solver": solver, "load": load, "waiting": waiting,
+                    "one_thread_s": one, "two_threads_s": two, "speedup": one / two,
+                    "one_thread_runs_s": times[(solver, load, "passive", 1)],
+                    "two_threads_runs_s": times[(solver, load, waiting, 2)],
+                    "newton_per_step": newton[(solver, load, waiting, 2)],
+                }
+                results.append(record)
+                print(f"{solver:8s} {load:6s} {waiting:7s}  {one:12.3f}  {two:13.3f}  "
+                      f"{one / two:7.2f}")
+    default = [r for r in results if r["waiting"] == "passive"]
+    report = {
+        "benchmark": "thread_policy",
+        "command": "/usr/bin/python3 benchmarks/thread_policy.py " + " ".join(sys.argv[1:]),
+        "machine": {"cores": os.cpu_count(), "load_average_at_start": load_average},
+        "problem": {"tets": 6 * 46 * 6 * 6, "steps": args.steps, "dt": 0.01,
+                    "material": "stable_neo_hookean", "youngs": 1e6, "poisson": 0.3},
+        "repeats": args.repeats,
+        "results": results,
+        "min_default_speedup": min(r["speedup"] for r in default),
+        "bar_two_threads_never_slower": all(r["speedup"] >= 1.0 for r in default),
+    }
+    os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
+    with open(args.out, "w") as f:
+        json.dump(report, f, indent=2)
+        f.write("\n")
+    print(f"\nwrote {args.out}; lowest speedup with the default waiting: "
+          f"{report['min_default_speedup']:.2f}")
+
+
+if __name__ == "__main__":
+    main()
