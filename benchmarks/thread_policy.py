@@ -16,6 +16,7 @@ the thread policy's bar is speedup >= 1 idle and loaded with the default waiting
 """
 
 import argparse
+import contextlib
 import json
 import os
 import statistics
@@ -101,14 +102,9 @@ def main():
             json.dump(cantilever_scene(args.steps), f)
         for rep in range(args.repeats):
             for load in ("idle", "loaded"):
-                busy = BusyProcess() if load == "loaded" else None
-                if busy:
-                    busy.__enter__()
-                try:
+                with BusyProcess() if load == "loaded" else contextlib.nullcontext():
                     for solver in solvers:
-                        for (l, waiting, threads) in configs:
-                            if l != load:
-                                continue
+                        for (_, waiting, threads) in (c for c in configs if c[0] == load):
                             key = (solver, load, waiting, threads)
                             t, n = run_once(args.exe, scene_file, solver, threads, waiting,
                                             os.path.join(tmp, "out"))
@@ -116,9 +112,6 @@ def main():
                             newton[key] = n
                             print(f"  [{rep + 1}/{args.repeats}] {solver:8s} {load:6s} "
                                   f"{waiting:7s} {threads} thread(s): {t:.3f} s", flush=True)
-                finally:
-                    if busy:
-                        busy.__exit__(None, None, None)
 
     results = []
     print(f"\n{'solver':8s} {'load':6s} {'waiting':7s}  1 thread [s]  2 threads [s]  speedup")
