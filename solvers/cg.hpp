@@ -32,6 +32,12 @@ struct CgOptions {
   int max_iterations = 10000;  ///< At most this many products with A in the iteration.
 };
 
+/// `options` with a relative tolerance of at least `rel_tol` (inexact Newton's forcing term).
+inline CgOptions loosened(CgOptions options, double rel_tol) {
+  options.rel_tol = std::max(options.rel_tol, rel_tol);
+  return options;
+}
+
 /// Work vectors of conjugate_gradient(), each sized like b by the caller.
 template <class Vector>
 struct CgScratch {

@@ -54,6 +54,11 @@ class HyperelasticModel final
   bool stress(int dim, const double* F, const double* p, double* P) const override {
     return dim == 2 ? stress_impl<2>(F, p, P) : stress_impl<3>(F, p, P);
   }
+  bool stress_differentials(const ElementBatch& b, const double* x, double* A,
+                            BatchReport& report) const override {
+    report = b.dim == 2 ? differentials_impl<2>(b, x, A) : differentials_impl<3>(b, x, A);
+    return true;
+  }
   bool stress_differential(int dim, const double* F, const double* p,
                            double* dP_dF) const override {
     return dim == 2 ? stress_differential_impl<2>(F, p, dP_dF)
@@ -100,6 +105,23 @@ class HyperelasticModel final
   }
 
  private:
+  template <int d>
+  BatchReport differentials_impl(const ElementBatch& b, const double* x, double* A) const {
+    constexpr int D = d * d;
+    return detail::for_each_element(b.n_elems, [&](int e) {
+      double xe[(d + 1) * d];
+      detail::gather<d>(b, e, x, xe);
+      const Mat<double, d, d> F = ad::apply_shape(detail::shape_of<d>(b, e), xe);
+      if (!ad::admissible<Material>(F)) return ad::ElementStatus::Inverted;
+      double psi = 0.0;
+      double P[D];
+      if (!ad::density_hessian<Material>(F, b.params + e * kParamCount, psi, P,
+                                         A + static_cast<size_t>(e) * D * D))
+        return ad::ElementStatus::TapeOverflow;
+      return ad::ElementStatus::Ok;
+    });
+  }
+
   template <int d>
   static Mat<double, d, d> as_mat(const double* F) {
     Mat<double, d, d> m;

@@ -88,6 +88,16 @@ class MaterialModel {
   virtual BatchReport parameter_jvp(const ElementBatch& b, const double* x, const double* dp,
                                     double* elem_jvp) const = 0;
 
+  /// Every element's stress differential A_e = dP/dF at F_e (row-major d^2 x d^2, element e at
+  /// e * d^4), from which H_e u_e = V_e D_e^T A_e D_e u_e for any direction u (F_e = D_e x_e):
+  /// matrix-free CG reuses them over the products of one Newton iteration. Returns false, and
+  /// writes nothing, for models whose element energy is not V_e psi(F_e) (the default).
+  virtual bool stress_differentials(const ElementBatch& b, const double* x, double* A,
+                                    BatchReport& report) const {
+    (void)b, (void)x, (void)A, (void)report;
+    return false;
+  }
+
   /// Density-level access for tests and tools (has_density() models only): psi(F), the first
   /// Piola-Kirchhoff stress P = dpsi/dF and dP/dF (row-major d^2 x d^2). F, P row-major d x d.
   /// Return false when F is inadmissible (inverted and forbidden).

@@ -47,6 +47,12 @@ struct NewtonOptions {
   /// direction needs backtracking. Same solution, fewer iterations (2D quadruped: 4.88 -> 4.05
   /// Newton iterations per step); false: plain Newton directions.
   bool correct_directions = true;
+  /// Inexact Newton with the iterative solvers (pcg, matfree, cuda): CG stops at a relative
+  /// residual eta_k instead of the solver's tolerance, eta_k = 0.9 (|g_k| / |g_k-1|)^2
+  /// (Eisenstat and Walker's choice 2, with their safeguard), at most max_forcing. A step below
+  /// Newton's tolerance is solved again to the solver's tolerance before the solve ends, so the
+  /// solution's accuracy is that of exact directions. 0: every solve to the solver's tolerance.
+  double max_forcing = 0.1;
   bool operator==(const NewtonOptions&) const = default;
 };
 

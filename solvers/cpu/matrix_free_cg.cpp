@@ -11,7 +11,7 @@ MatrixFreeCgSolver::MatrixFreeCgSolver(const CgOptions& options) : options_(opti
 std::string MatrixFreeCgSolver::name() const { return "matfree"; }
 
 LinearSolveReport MatrixFreeCgSolver::solve(const LinearOperator& A, const Eigen::VectorXd& b,
-                                            Eigen::VectorXd& x) {
+                                            Eigen::VectorXd& x, double rel_tol) {
   const Eigen::Index n = A.size();
   if (b.size() != n) {
     std::ostringstream os;
@@ -30,7 +30,7 @@ LinearSolveReport MatrixFreeCgSolver::solve(const LinearOperator& A, const Eigen
   // Warm start from x when it has the right size.
   if (x.size() != n) x.setZero(n);
   resize_cg_scratch(scratch_, n);
-  return conjugate_gradient(A, jacobi_, b, x, scratch_, options_);
+  return conjugate_gradient(A, jacobi_, b, x, scratch_, loosened(options_, rel_tol));
 }
 
 void MatrixFreeCgSolver::analyze(const SparseMatrix& A) {
@@ -50,6 +50,13 @@ LinearSolveReport MatrixFreeCgSolver::factorize(const SparseMatrix& A) {
 LinearSolveReport MatrixFreeCgSolver::solve(const Eigen::VectorXd& b, Eigen::VectorXd& x) {
   if (!factorized_) throw InputError("MatrixFreeCgSolver::solve() called before factorize()");
   return solve(op_, b, x);
+}
+
+LinearSolveReport MatrixFreeCgSolver::solve_inexact(const Eigen::VectorXd& b, Eigen::VectorXd& x,
+                                                    double rel_tol) {
+  if (!factorized_)
+    throw InputError("MatrixFreeCgSolver::solve_inexact() called before factorize()");
+  return solve(op_, b, x, rel_tol);
 }
 
 }  // namespace softgrad

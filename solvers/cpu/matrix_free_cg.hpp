@@ -20,10 +20,12 @@ class MatrixFreeCgSolver final : public LinearSolver {
   explicit MatrixFreeCgSolver(const CgOptions& options = {});
 
   /// Solves A x = b, warm-started from x when x.size() == A.size() (else from 0). Scratch is
-  /// kept between calls and resized only when the size changes.
+  /// kept between calls and resized only when the size changes. A `rel_tol` looser than the
+  /// options' stops this solve earlier (inexact Newton's forcing term); 0: the options'.
   /// @return as conjugate_gradient() (cg.hpp); also NotPositiveDefinite if a diagonal entry of
   ///         A is <= 0 (the message names it). @throws InputError if b.size() != A.size().
-  LinearSolveReport solve(const LinearOperator& A, const Eigen::VectorXd& b, Eigen::VectorXd& x);
+  LinearSolveReport solve(const LinearOperator& A, const Eigen::VectorXd& b, Eigen::VectorXd& x,
+                          double rel_tol = 0.0);
 
   /// "matfree".
   std::string name() const override;
@@ -33,6 +35,9 @@ class MatrixFreeCgSolver final : public LinearSolver {
   LinearSolveReport factorize(const SparseMatrix& A) override;
   /// solve(SparseMatrixOperator(stored A), b, x). @throws InputError before any factorize().
   LinearSolveReport solve(const Eigen::VectorXd& b, Eigen::VectorXd& x) override;
+  /// solve(SparseMatrixOperator(stored A), b, x, rel_tol).
+  LinearSolveReport solve_inexact(const Eigen::VectorXd& b, Eigen::VectorXd& x,
+                                  double rel_tol) override;
 
   /// The stopping rules.
   const CgOptions& options() const { return options_; }

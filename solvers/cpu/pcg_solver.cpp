@@ -43,6 +43,16 @@ LinearSolveReport PcgSolver::factorize(const SparseMatrix& A) {
 }
 
 LinearSolveReport PcgSolver::solve(const Eigen::VectorXd& b, Eigen::VectorXd& x) {
+  return solve_with(b, x, options_);
+}
+
+LinearSolveReport PcgSolver::solve_inexact(const Eigen::VectorXd& b, Eigen::VectorXd& x,
+                                           double rel_tol) {
+  return solve_with(b, x, loosened(options_, rel_tol));
+}
+
+LinearSolveReport PcgSolver::solve_with(const Eigen::VectorXd& b, Eigen::VectorXd& x,
+                                        const CgOptions& options) {
   if (!factorized_) throw InputError("PcgSolver::solve() called before factorize()");
   if (b.size() != A_.rows()) {
     std::ostringstream os;
@@ -54,9 +64,9 @@ LinearSolveReport PcgSolver::solve(const Eigen::VectorXd& b, Eigen::VectorXd& x)
   // Warm start from x when it has the right size.
   if (x.size() != b.size()) x.setZero(b.size());
   if (preconditioner_ == PcgPreconditioner::Jacobi) {
-    return conjugate_gradient(op_, jacobi_, b, x, scratch_, options_);
+    return conjugate_gradient(op_, jacobi_, b, x, scratch_, options);
   }
-  return conjugate_gradient(op_, ichol_, b, x, scratch_, options_);
+  return conjugate_gradient(op_, ichol_, b, x, scratch_, options);
 }
 
 }  // namespace softgrad

@@ -38,6 +38,9 @@ class PcgSolver final : public LinearSolver {
   /// Runs conjugate_gradient() (see cg.hpp for the statuses). @throws InputError before any
   /// factorize() or for a wrong b size.
   LinearSolveReport solve(const Eigen::VectorXd& b, Eigen::VectorXd& x) override;
+  /// solve() stopping at max(rel_tol, options().rel_tol) (inexact Newton).
+  LinearSolveReport solve_inexact(const Eigen::VectorXd& b, Eigen::VectorXd& x,
+                                  double rel_tol) override;
 
   /// The stopping rules.
   const CgOptions& options() const { return options_; }
@@ -45,6 +48,9 @@ class PcgSolver final : public LinearSolver {
   void set_options(const CgOptions& options) { options_ = options; }
 
  private:
+  LinearSolveReport solve_with(const Eigen::VectorXd& b, Eigen::VectorXd& x,
+                               const CgOptions& options);
+
   PcgPreconditioner preconditioner_;
   CgOptions options_;
   SparseMatrix A_;  // own copy: the caller may reassemble its matrix before a later solve

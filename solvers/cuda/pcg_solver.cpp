@@ -71,6 +71,16 @@ LinearSolveReport CudaPcgSolver::factorize_device() {
 }
 
 LinearSolveReport CudaPcgSolver::solve(const Eigen::VectorXd& b, Eigen::VectorXd& x) {
+  return solve_with(b, x, options_);
+}
+
+LinearSolveReport CudaPcgSolver::solve_inexact(const Eigen::VectorXd& b, Eigen::VectorXd& x,
+                                               double rel_tol) {
+  return solve_with(b, x, loosened(options_, rel_tol));
+}
+
+LinearSolveReport CudaPcgSolver::solve_with(const Eigen::VectorXd& b, Eigen::VectorXd& x,
+                                            const CgOptions& options) {
   Impl& s = *impl_;
   if (!s.factorized) throw InputError("CudaPcgSolver::solve() called before factorize()");
   if (b.size() != s.A.rows()) {
@@ -84,19 +94,24 @@ LinearSolveReport CudaPcgSolver::solve(const Eigen::VectorXd& b, Eigen::VectorXd
   if (x.size() != b.size()) x.setZero(b.size());
   s.b.upload(b);
   s.x.upload(x);
-  const LinearSolveReport report = solve(s.b, s.x);
+  const LinearSolveReport report = solve_with(s.b, s.x, options);
   s.x.download(x);
   return report;
 }
 
 LinearSolveReport CudaPcgSolver::solve(const DeviceVector& b, DeviceVector& x) {
+  return solve_with(b, x, options_);
+}
+
+LinearSolveReport CudaPcgSolver::solve_with(const DeviceVector& b, DeviceVector& x,
+                                            const CgOptions& options) {
   Impl& s = *impl_;
   if (!s.factorized) throw InputError("CudaPcgSolver::solve() called before factorize()");
   if (!s.factor_report.ok()) return s.factor_report;
   const DeviceCsrOperator op{&s.A};
   if (preconditioner_ == CudaPreconditioner::Jacobi)
-    return conjugate_gradient(op, s.jacobi, b, x, s.scratch, options_);
-  return conjugate_gradient(op, s.block_jacobi, b, x, s.scratch, options_);
+    return conjugate_gradient(op, s.jacobi, b, x, s.scratch, options);
+  return conjugate_gradient(op, s.block_jacobi, b, x, s.scratch, options);
 }
 
 }  // namespace softgrad::cuda

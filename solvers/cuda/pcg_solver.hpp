@@ -41,6 +41,9 @@ class CudaPcgSolver final : public LinearSolver {
   /// Copies b and the warm start x to the device, runs CG there, copies x back.
   /// @throws InputError before any factorize() or for a wrong b size.
   LinearSolveReport solve(const Eigen::VectorXd& b, Eigen::VectorXd& x) override;
+  /// solve() stopping at max(rel_tol, options().rel_tol) (inexact Newton).
+  LinearSolveReport solve_inexact(const Eigen::VectorXd& b, Eigen::VectorXd& x,
+                                  double rel_tol) override;
   /// The same solve with b and x already on the device (no host copies).
   LinearSolveReport solve(const DeviceVector& b, DeviceVector& x);
 
@@ -55,6 +58,10 @@ class CudaPcgSolver final : public LinearSolver {
   void set_options(const CgOptions& options) { options_ = options; }
 
  private:
+  LinearSolveReport solve_with(const Eigen::VectorXd& b, Eigen::VectorXd& x,
+                               const CgOptions& options);
+  LinearSolveReport solve_with(const DeviceVector& b, DeviceVector& x, const CgOptions& options);
+
   struct Impl;
   std::unique_ptr<Impl> impl_;
   CudaPreconditioner preconditioner_;

@@ -1,14 +1,42 @@
 #include "elastic_term.hpp"
 
+#include <algorithm>
 #include <sstream>
 
+#include "softgrad/element_model.hpp"
 #include "softgrad/errors.hpp"
 
 namespace softgrad {
+namespace {
+
+/// H_e u_e = V_e D_e^T (A_e (D_e u_e)) from stored stress differentials A_e (row-major d^2 x d^2).
+template <int d>
+void products_from_differentials(const ElementBatch& b, const double* A, const double* u,
+                                 double* Hu) {
+  constexpr int N = (d + 1) * d;
+  constexpr int D = d * d;
+  parallel_for(b.n_elems, kParallelMinElements, [&](int e) {
+    double ue[N];
+    detail::gather<d>(b, e, u, ue);
+    const ad::ElementShape<d> s = detail::shape_of<d>(b, e);
+    const Mat<double, d, d> dF = ad::apply_shape(s, ue);
+    const double* Ae = A + static_cast<size_t>(e) * D * D;
+    double dP[D];
+    for (int i = 0; i < D; ++i) {
+      double sum = 0.0;
+      for (int j = 0; j < D; ++j) sum += Ae[i * D + j] * dF.a[j];
+      dP[i] = sum;
+    }
+    ad::apply_shape_transpose(s, dP, s.volume, Hu + static_cast<size_t>(e) * N);
+  });
+}
+
+}  // namespace
 
 ElasticTerm::ElasticTerm(const Body& body, int n_verts, int dim)
     : StencilTerm(dim, n_verts, body.elems, dim + 1, body.material->n_params(), false),
-      body_(body) {}
+      body_(body),
+      n_dofs_(n_verts * dim) {}
 
 void ElasticTerm::begin_step(TermData& d) const {
   auto& e = static_cast<ElasticData&>(d);
@@ -18,6 +46,7 @@ void ElasticTerm::begin_step(TermData& d) const {
   for (int k = 0; k < n_elems; ++k)
     for (int j = 0; j < m; ++j)
       e.element_params[static_cast<size_t>(k) * m + j] = d.parameters[j * n_elems + k];
+  e.differentials_x.clear();  // the parameters may have changed
 }
 
 ElementBatch ElasticTerm::batch(const Data& d) const {
@@ -59,7 +88,31 @@ void ElasticTerm::hessians(Data& d, const double* x, bool project, double* H) co
   check(body_.material->hessian(batch(d), x, project, d.E.data(), d.G.data(), H), "Hessian");
 }
 
+bool ElasticTerm::store_differentials(ElasticData& d, const double* x) const {
+  if (d.differentials_x.size() == static_cast<size_t>(n_dofs_) &&
+      std::equal(x, x + n_dofs_, d.differentials_x.begin()))
+    return true;
+  const int D = body_.mesh.dim * body_.mesh.dim;
+  d.differentials.resize(static_cast<size_t>(body_.n_elems()) * D * D);
+  BatchReport r;
+  d.differentials_x.clear();
+  if (!body_.material->stress_differentials(batch(d), x, d.differentials.data(), r)) return false;
+  check(r, "stress differential");
+  d.differentials_x.assign(x, x + n_dofs_);
+  return true;
+}
+
 void ElasticTerm::hessian_products(Data& d, const double* x, const double* u, double* HU) const {
+  auto& e = static_cast<ElasticData&>(d);
+  if (store_differentials(e, x)) {
+    const ElementBatch b = batch(d);
+    if (b.dim == 2) {
+      products_from_differentials<2>(b, e.differentials.data(), u, HU);
+    } else {
+      products_from_differentials<3>(b, e.differentials.data(), u, HU);
+    }
+    return;
+  }
   check(body_.material->hessian_vector_product(batch(d), x, u, HU), "Hessian-vector product");
 }
 

@@ -29,6 +29,11 @@ class ElasticTerm final : public StencilTerm {
   /// The material kernels read the parameters element-major: a copy per step.
   struct ElasticData : Data {
     std::vector<double> element_params;  ///< n_elems x n_params
+    /// The material's stress differentials at differentials_x (empty: none yet this step), for
+    /// Hessian-vector products at one x: one density Hessian per element instead of one per
+    /// element and product.
+    std::vector<double> differentials;
+    std::vector<double> differentials_x;
   };
   std::unique_ptr<Data> new_data() const override { return std::make_unique<ElasticData>(); }
   ElementBatch batch(const Data& d) const;
@@ -48,7 +53,11 @@ class ElasticTerm final : public StencilTerm {
   void gather_parameter_directions(const Data& d, const double* direction,
                                    double* dP) const override;
 
+  /// Stores d's stress differentials at x; false if the material has none.
+  bool store_differentials(ElasticData& d, const double* x) const;
+
   const Body& body_;
+  int n_dofs_;
 };
 
 }  // namespace softgrad

@@ -1,5 +1,6 @@
 #include "newton.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <sstream>
@@ -18,16 +19,17 @@ NewtonReport fail(NewtonReport r, Status status, const std::string& message) {
 /// Solves H dx = -g with the configured backend; returns false on failure (message in r).
 /// `project`: use the PSD-projected Hessian; an exact Hessian that is not positive definite
 /// (or gives no descent direction) sets it and retries when the options allow projection.
+/// `forcing`: the iterative solvers may stop at this relative residual (0: their own).
 bool newton_direction(IncrementalPotential& phi, NewtonLinearSolver solver,
                       const NewtonOptions& options, const Eigen::VectorXd& x,
-                      const Eigen::VectorXd& g, const Eigen::VectorXd& rhs, Eigen::VectorXd& dx,
-                      NewtonReport& r, bool& project) {
+                      const Eigen::VectorXd& g, const Eigen::VectorXd& rhs, double forcing,
+                      Eigen::VectorXd& dx, NewtonReport& r, bool& project) {
   LinearSolveReport lr;
   if (solver.matrix_free) {
     // Exact Hessian-vector products; CG stops at negative curvature (truncated Newton-CG).
     const IncrementalPotential::Operator op(phi, x);
     dx.setZero(x.size());
-    lr = solver.matrix_free->solve(op, rhs, dx);
+    lr = solver.matrix_free->solve(op, rhs, dx, forcing);
     r.linear_iterations += lr.iterations;
     if (lr.status == LinearSolveReport::Status::NotPositiveDefinite && dx.dot(g) < 0.0) return true;
   } else {
@@ -36,7 +38,7 @@ bool newton_direction(IncrementalPotential& phi, NewtonLinearSolver solver,
     ++r.factorizations;
     if (lr.ok()) {
       dx.setZero(x.size());
-      lr = solver.assembled->solve_unmeasured(rhs, dx);
+      lr = solver.assembled->solve_inexact(rhs, dx, forcing);
     }
     r.linear_iterations += lr.iterations;
     const bool rejected =
@@ -45,13 +47,62 @@ bool newton_direction(IncrementalPotential& phi, NewtonLinearSolver solver,
         ((lr.ok() || lr.status == LinearSolveReport::Status::MaxIterations) && !(dx.dot(g) < 0.0));
     if (!project && options.project_hessian && rejected) {
       project = true;
-      return newton_direction(phi, solver, options, x, g, rhs, dx, r, project);
+      return newton_direction(phi, solver, options, x, g, rhs, forcing, dx, r, project);
     }
   }
   if (lr.ok() || lr.status == LinearSolveReport::Status::MaxIterations) return true;
   r.message = "linear solver failed: " + lr.message;
   return false;
 }
+
+/// Continues an inexact direction's solve (same matrix, warm-started from dx) to the solver's
+/// own tolerance. Returns false if that solve fails where the inexact one had not.
+bool refine_direction(IncrementalPotential& phi, NewtonLinearSolver solver,
+                      const Eigen::VectorXd& x, const Eigen::VectorXd& rhs, Eigen::VectorXd& dx,
+                      NewtonReport& r) {
+  LinearSolveReport lr;
+  if (solver.matrix_free) {
+    const IncrementalPotential::Operator op(phi, x);
+    lr = solver.matrix_free->solve(op, rhs, dx);
+  } else {
+    lr = solver.assembled->solve_unmeasured(rhs, dx);
+  }
+  r.linear_iterations += lr.iterations;
+  if (lr.ok() || lr.status == LinearSolveReport::Status::MaxIterations ||
+      lr.status == LinearSolveReport::Status::NotPositiveDefinite)
+    return true;
+  r.message = "linear solver failed: " + lr.message;
+  return false;
+}
+
+/// Eisenstat and Walker's forcing terms ("choice 2", gamma 0.9, exponent 2, with their
+/// safeguard against dropping too fast), capped at max_forcing: CG directions only as accurate
+/// as the gradient's convergence can use (SIAM J. Sci. Comput. 17, 1996).
+class ForcingSequence {
+ public:
+  ForcingSequence(double max_forcing, bool iterative)
+      : max_(iterative ? max_forcing : 0.0), eta_(max_) {}
+  /// The forcing term for the direction at a gradient of 2-norm `g_norm`.
+  double next(double g_norm) {
+    if (max_ > 0.0 && g_norm_prev_ > 0.0) {
+      const double ratio = g_norm / g_norm_prev_;
+      double eta = kGamma * ratio * ratio;
+      const double safeguard = kGamma * eta_ * eta_;
+      if (safeguard > 0.1) eta = std::max(eta, safeguard);
+      eta_ = std::min(max_, eta);
+    }
+    g_norm_prev_ = g_norm;
+    return eta_;
+  }
+  /// Whether directions are solved inexactly at all.
+  bool active() const { return max_ > 0.0; }
+
+ private:
+  static constexpr double kGamma = 0.9;
+  double max_;
+  double eta_;
+  double g_norm_prev_ = 0.0;
+};
 
 /// What a chord step did.
 enum class Chord { Rejected, Accepted, Converged };
@@ -130,6 +181,8 @@ NewtonReport newton_solve(IncrementalPotential& phi, NewtonLinearSolver solver,
   // Corrections stop for the rest of the solve once a corrected direction needs backtracking:
   // a term's local model then disagrees with the coupled step, and plain Newton is safe.
   bool correcting = options.correct_directions;
+  const bool iterative = solver.matrix_free != nullptr || !solver.assembled->is_direct();
+  ForcingSequence forcing(options.max_forcing, iterative);
   for (r.iterations = 0; r.iterations < options.max_iterations;) {
     r.gradient_norm = g.lpNorm<Eigen::Infinity>();
     rhs = -g;
@@ -142,7 +195,12 @@ NewtonReport newton_solve(IncrementalPotential& phi, NewtonLinearSolver solver,
     }
     factorization_reusable = false;
     const bool tried_exact = !project;
-    if (!newton_direction(phi, solver, options, x, g, rhs, dx, r, project))
+    if (!newton_direction(phi, solver, options, x, g, rhs, forcing.next(g.norm()), dx, r, project))
+      return fail(r, Status::LinearSolverFailed, r.message);
+    // An inexact direction below the tolerance could be short of the exact one: solve it to
+    // the solver's tolerance before judging convergence on it.
+    if (forcing.active() && dx.lpNorm<Eigen::Infinity>() <= step_tolerance &&
+        !refine_direction(phi, solver, x, rhs, dx, r))
       return fail(r, Status::LinearSolverFailed, r.message);
     const bool exact_failed = tried_exact && project;
     double slope = g.dot(dx);

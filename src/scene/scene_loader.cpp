@@ -108,6 +108,7 @@ void read_solver(const ObjectReader& top, SimulationOptions& options) {
   options.newton.chord_window = solver.number("chord_window");
   options.newton.chord_contraction = solver.number("chord_contraction");
   options.newton.correct_directions = solver.boolean("correct_directions");
+  options.newton.max_forcing = solver.number("max_forcing");
   options.on_failure =
       solver.string("on_failure") == "continue" ? FailurePolicy::Continue : FailurePolicy::Stop;
   // The factory knows which combinations exist in this build.

@@ -125,6 +125,10 @@ constexpr KeySpec kSolverKeys[] = {
      "let energy terms correct Newton directions where their quadratic model fails (friction: a "
      "contact vertex's step goes to its own friction minimiser); same solution, fewer "
      "iterations"},
+    {"max_forcing", Number, "", kUnitInterval, "", "0.1",
+     "with pcg, matfree, cuda: inexact Newton, CG stops at a relative residual shrinking with "
+     "the gradient (Eisenstat-Walker), at most this; the last step is solved to cg_tolerance "
+     "(0: every solve to cg_tolerance)"},
     {"on_failure",
      Choice,
      "",

@@ -58,6 +58,16 @@ class LinearSolver {
     return solve(b, x);
   }
 
+  /// solve_unmeasured() that may stop once ||b - A x|| <= rel_tol ||b||, where rel_tol is looser
+  /// than the solver's own tolerance: the iterative solvers' part in inexact Newton (Newton's
+  /// forcing terms). The solver's own tolerance still applies where it is looser; direct
+  /// solvers solve as solve_unmeasured() does.
+  virtual LinearSolveReport solve_inexact(const Eigen::VectorXd& b, Eigen::VectorXd& x,
+                                          double rel_tol) {
+    (void)rel_tol;
+    return solve_unmeasured(b, x);
+  }
+
   /// True for direct solvers, whose solve() with a kept factorization is cheap against
   /// factorize() (Newton then reuses it for chord steps).
   virtual bool is_direct() const { return false; }
