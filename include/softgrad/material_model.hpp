@@ -91,7 +91,8 @@ class MaterialModel {
   /// Every element's stress differential A_e = dP/dF at F_e (row-major d^2 x d^2, element e at
   /// e * d^4), from which H_e u_e = V_e D_e^T A_e D_e u_e for any direction u (F_e = D_e x_e):
   /// matrix-free CG reuses them over the products of one Newton iteration. Returns false, and
-  /// writes nothing, for models whose element energy is not V_e psi(F_e) (the default).
+  /// writes nothing, for models whose element energy is not V_e psi(F_e) (the default). The
+  /// answer depends on the model alone: a batch of no elements asks without work.
   virtual bool stress_differentials(const ElementBatch& b, const double* x, double* A,
                                     BatchReport& report) const {
     (void)b, (void)x, (void)A, (void)report;

@@ -31,12 +31,21 @@ void products_from_differentials(const ElementBatch& b, const double* A, const d
   });
 }
 
+/// Whether the body's material gives stress differentials (asked with a batch of no elements).
+bool gives_stress_differentials(const Body& body) {
+  ElementBatch none = body.batch();
+  none.n_elems = 0;
+  BatchReport r;
+  return body.material->stress_differentials(none, nullptr, nullptr, r);
+}
+
 }  // namespace
 
 ElasticTerm::ElasticTerm(const Body& body, int n_verts, int dim)
     : StencilTerm(dim, n_verts, body.elems, dim + 1, body.material->n_params(), false),
       body_(body),
-      n_dofs_(n_verts * dim) {}
+      n_dofs_(n_verts * dim),
+      gives_differentials_(gives_stress_differentials(body)) {}
 
 void ElasticTerm::begin_step(TermData& d) const {
   auto& e = static_cast<ElasticData&>(d);
@@ -89,6 +98,7 @@ void ElasticTerm::hessians(Data& d, const double* x, bool project, double* H) co
 }
 
 bool ElasticTerm::store_differentials(ElasticData& d, const double* x) const {
+  if (!gives_differentials_) return false;  // no buffer for a model without them
   if (d.differentials_x.size() == static_cast<size_t>(n_dofs_) &&
       std::equal(x, x + n_dofs_, d.differentials_x.begin()))
     return true;
@@ -96,7 +106,7 @@ bool ElasticTerm::store_differentials(ElasticData& d, const double* x) const {
   d.differentials.resize(static_cast<size_t>(body_.n_elems()) * D * D);
   BatchReport r;
   d.differentials_x.clear();
-  if (!body_.material->stress_differentials(batch(d), x, d.differentials.data(), r)) return false;
+  body_.material->stress_differentials(batch(d), x, d.differentials.data(), r);
   check(r, "stress differential");
   d.differentials_x.assign(x, x + n_dofs_);
   return true;

@@ -53,11 +53,13 @@ class ElasticTerm final : public StencilTerm {
   void gather_parameter_directions(const Data& d, const double* direction,
                                    double* dP) const override;
 
-  /// Stores d's stress differentials at x; false if the material has none.
+  /// Stores d's stress differentials at x (kept if already at x); false if the material has
+  /// none.
   bool store_differentials(ElasticData& d, const double* x) const;
 
   const Body& body_;
   int n_dofs_;
+  bool gives_differentials_;  ///< the material has stress_differentials()
 };
 
 }  // namespace softgrad
