@@ -43,6 +43,12 @@ struct ContactOptions {
 
 /// Adds a contact term named "contact". @throws InputError for invalid options, or (barrier) a
 /// rest state in which a vertex is not strictly outside an obstacle.
+/// Rigid bodies (rigid_body.hpp) meet the obstacles through their contact spheres, in a second
+/// term "rigid_contact" with the same options (its own "stiffness" and "friction").
 void add_contact(Model& model, ContactOptions options);
+
+/// The term "rigid_contact" alone (add_contact adds it): nothing when no rigid body collides.
+/// @throws InputError (barrier) if a contact sphere is not strictly outside an obstacle at rest.
+void add_rigid_contact(Model& model, ContactOptions options);
 
 }  // namespace softgrad

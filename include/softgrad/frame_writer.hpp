@@ -14,7 +14,8 @@
 
 namespace softgrad {
 
-/// All bodies of a model as one mesh in model vertex numbering (X = model.X), for writing.
+/// All deformable bodies of a model as one mesh in model vertex numbering (X: the first
+/// n_mesh_verts() vertices of model.X), for writing.
 Mesh combined_mesh(const Model& model);
 
 /// Writes `<name>_<step>.vtu` frames (step with 6 digits) into a folder and keeps
@@ -23,7 +24,10 @@ Mesh combined_mesh(const Model& model);
 /// `displacement` (x - X), `velocity` (v) and, when given, `reaction` (the force [N] the
 /// supports exert on each prescribed vertex component, zero elsewhere); cell fields `body` (body
 /// index), `material` (index of the body's material model among the model's distinct models,
-/// in body order) and element_fields(): J, strain_energy_density and cauchy_stress.
+/// in body order) and element_fields(): J, strain_energy_density and cauchy_stress. A model
+/// with rigid bodies also writes their surfaces at each step, as a second part of the same
+/// time (`<name>_rigid_<step>.vtu`; `<name>_<step>.vtu` when it has no deformable body) with the
+/// cell field `rigid_body` (index in Model::rigid_bodies).
 class FrameWriter {
  public:
   /// Creates `directory` (with its parents) and an empty collection.
@@ -46,7 +50,7 @@ class FrameWriter {
   const std::filesystem::path& directory() const { return directory_; }
   std::filesystem::path pvd_path() const { return pvd_->path(); }
   /// Frames written so far.
-  int frames_written() const { return static_cast<int>(pvd_->frames().size()); }
+  int frames_written() const { return frames_; }
   /// The step of the last frame written, if any.
   std::optional<int> last_step() const { return last_step_; }
   /// The file name (in directory()) of the frame after `step` steps.
@@ -63,6 +67,7 @@ class FrameWriter {
   std::vector<CellField> cell_fields_;
   std::optional<PvdWriter> pvd_;
   std::optional<int> last_step_;
+  int frames_ = 0;
 };
 
 /// Creates `directory` and its parents and checks that a file can be written in it, so that a

@@ -107,6 +107,14 @@ void write_vtu(const std::string& path, const Mesh& mesh, const Eigen::VectorXd&
                const std::vector<CellField>& cell_fields = {},
                VtuEncoding encoding = VtuEncoding::zlib);
 
+/// Writes a triangle surface in 3D (V: vertices x 3, F: triangles x 3) as a .vtu of
+/// VTK_TRIANGLE cells, like write_vtu (rigid bodies' surfaces). @throws as write_vtu, and for a
+/// triangle that refers to no vertex.
+void write_surface_vtu(const std::string& path, const Eigen::MatrixXd& V, const Eigen::MatrixXi& F,
+                       const std::vector<PointField>& fields = {},
+                       const std::vector<CellField>& cell_fields = {},
+                       VtuEncoding encoding = VtuEncoding::zlib);
+
 /// Writes a ParaView collection (.pvd) listing .vtu frames with their times. The file is
 /// rewritten (to a temporary file, then renamed) on construction and after every add_frame, so
 /// a run that stops early still leaves a valid collection of the frames written so far.
@@ -120,7 +128,8 @@ class PvdWriter {
   /// absolute). Rewrites the collection.
   /// @throws InputError naming the path if it cannot be written, or if `vtu_file` is empty or
   /// contains < > & " '.
-  void add_frame(double time, const std::string& vtu_file);
+  /// `part` numbers the datasets of one time (ParaView reads several as one multiblock).
+  void add_frame(double time, const std::string& vtu_file, int part = 0);
 
   /// The collection's path, as given.
   const std::string& path() const { return path_; }
@@ -132,6 +141,7 @@ class PvdWriter {
 
   std::string path_;
   std::vector<std::pair<double, std::string>> frames_;
+  std::vector<int> parts_;  ///< per frame
 };
 
 }  // namespace softgrad

@@ -10,8 +10,11 @@
 #include <vector>
 
 #include "softgrad/energy.hpp"
+#include "softgrad/joints.hpp"
+#include "softgrad/kinematic_group.hpp"
 #include "softgrad/material_model.hpp"
 #include "softgrad/mesh.hpp"
+#include "softgrad/rigid_body.hpp"
 
 namespace softgrad {
 
@@ -32,46 +35,40 @@ struct Body {
   ElementBatch batch() const;
 };
 
-/// Vertices whose positions are prescribed over time instead of solved for.
-struct KinematicGroup {
-  enum class Motion { Fixed, Translate, Rotate };
-  std::string name;
-  std::vector<int> verts;  ///< model vertex indices
-  Motion motion = Motion::Fixed;
-  Eigen::Vector3d velocity = Eigen::Vector3d::Zero();  ///< Translate [m/s]
-  Eigen::Vector3d center = Eigen::Vector3d::Zero();    ///< Rotate: a point on the axis
-  Eigen::Vector3d axis = Eigen::Vector3d::UnitZ();     ///< Rotate: unit axis (z in 2D)
-  double angular_velocity = 0.0;                       ///< Rotate [rad/s]
-  double start = 0.0;   ///< motion starts [s] (before: at rest positions)
-  double stop = 1e300;  ///< motion stops [s] (after: held)
-  /// The components the group prescribes; the others stay free (a roller holds one, a slider
-  /// all but one). Only the first dim entries count.
-  std::array<bool, 3> axes{true, true, true};
-};
-
 /// Values of every energy term's parameters, one vector per Model::terms entry (each
 /// EnergyTerm::n_parameters() long): what a rollout evaluates the model with.
 using TermParameters = std::vector<Eigen::VectorXd>;
 
 /// Everything fixed after loading. Built by the functions below (add_body, add_elastic_terms,
-/// add_gravity, ...; add_contact, add_muscle_edges and add_fibre_muscles in their headers),
+/// add_gravity, ...; add_rigid_body, add_joint, add_contact, add_muscle_edges and
+/// add_fibre_muscles in their headers),
 /// then shared as `std::shared_ptr<const Model>`: nothing writes to it during a rollout, so
 /// any number of rollouts (threads, processes, Python objects) can share one.
 struct Model {
   int dim = 3;
   int n_verts = 0;
   std::vector<Body> bodies;
-  Eigen::VectorXd X;     ///< rest positions, flat (n_verts * dim)
-  Eigen::VectorXd mass;  ///< lumped mass per dof [kg]
+  /// Rigid bodies (rigid_body.hpp): four vertices each, after the deformable bodies' vertices.
+  std::vector<RigidBody> rigid_bodies;
+  std::vector<Joint> joints;  ///< between rigid bodies (joints.hpp)
+  Eigen::VectorXd X;          ///< rest positions, flat (n_verts * dim)
+  /// Lumped mass per dof [kg]; a rigid body's axis vertices hold its second moments [kg m^2].
+  Eigen::VectorXd mass;
   std::vector<KinematicGroup> kinematic;
   std::vector<std::unique_ptr<const EnergyTerm>> terms;  ///< all potentials besides inertia
 
   int n_dofs() const { return n_verts * dim; }
+  /// The deformable bodies' vertices, 0 .. n_mesh_verts() - 1 (the rigid bodies' follow).
+  int n_mesh_verts() const { return rigid_bodies.empty() ? n_verts : rigid_bodies.front().node; }
+  /// The mass that moves with each dof's translation [kg]: `mass`, with zeros at the rigid
+  /// bodies' axis vertices. Gravity pulls it; centres of mass weigh with it.
+  Eigen::VectorXd translational_mass() const;
   /// Dofs with prescribed positions (sorted, unique).
   std::vector<int> kinematic_dofs() const;
   /// Prescribed positions at time t, written into x for the kinematic dofs only.
   void apply_kinematics(double t, Eigen::VectorXd& x) const;
-  /// Diagonal of the bounding box of the rest positions [m] (the length scale of tolerances).
+  /// Diagonal of the bounding box of the rest positions [m] (the length scale of tolerances):
+  /// the deformable bodies' vertices and the rigid bodies' surfaces.
   double length_scale() const;
   /// The parameter values the terms were built with.
   TermParameters default_parameters() const;
@@ -84,6 +81,7 @@ struct Model {
 /// lumped masses (each element's mass split equally among its vertices), and stores one copy of
 /// `params` per element after validating them against the material's table.
 /// @pre all bodies of a model have the same dimension.
+/// @throws InputError also after a rigid body was added (deformable bodies come first).
 void add_body(Model& model, std::string name, Mesh mesh,
               std::shared_ptr<const MaterialModel> material, const std::vector<double>& params,
               double density);

@@ -62,10 +62,12 @@ CenterOfMassLoss::CenterOfMassLoss(const Model& model, std::vector<int> vertices
     : dim_(model.dim),
       vertices_(all_vertices_if_empty(model, std::move(vertices), "centre-of-mass loss")),
       targets_(std::move(targets)) {
+  // Rigid bodies' axis vertices weigh nothing: a body's centre of mass is its p.
+  const Eigen::VectorXd mass = model.translational_mass();
   double total = 0.0;
-  for (int v : vertices_) total += model.mass[v * dim_];
+  for (int v : vertices_) total += mass[v * dim_];
   if (!(total > 0.0)) throw InputError("centre-of-mass loss: the vertices have no mass");
-  for (int v : vertices_) weight_.push_back(model.mass[v * dim_] / total);
+  for (int v : vertices_) weight_.push_back(mass[v * dim_] / total);
   for (const auto& t : targets_) {
     if (t.position.size() > 0) check_vector(t.position, dim_, "centre-of-mass loss", "a position");
     if (t.velocity.size() > 0) check_vector(t.velocity, dim_, "centre-of-mass loss", "a velocity");

@@ -102,6 +102,39 @@ void local_normal(const Obstacle& ob, const T* y, int dim, T* n) {
   }
 }
 
+/// One contact sphere's energy against every obstacle: the barrier or penalty of d(y) - r at
+/// its centre y, and lagged friction mu lambda f0(|u|) on the material point that touches the
+/// obstacle, its normal force lambda and the obstacle's normal n from the centre y^n at the
+/// start of the step. `slip(n, u)` writes that point's displacement over the step into u (dim
+/// values, type T): a vertex's x - x^n, a rolling body's contact point's. r = 0: a vertex.
+template <class T, class P, class Slip>
+T sphere_energy(const ContactOptions& o, int dim, double eps, bool is_barrier, const P& k,
+                const P& mu, const T* y, const P* yn, double r, const Slip& slip) {
+  const double dhat = o.activation_distance;
+  T e = T(0.0);
+  for (const auto& ob : o.obstacles) {
+    const T d = local_distance(*ob, y, dim) - r;
+    if (ad::value_of(d) < dhat) e = e + k * (is_barrier ? barrier(d, dhat) : penalty(d, dhat));
+    if (eps <= 0.0) continue;
+    const P dn = local_distance(*ob, yn, dim) - r;
+    if (!(ad::value_of(dn) < dhat)) continue;
+    const P lambda = lagged_normal_force(k, dn, dhat, is_barrier);
+    P n[3];
+    local_normal(*ob, yn, dim, n);
+    T u[3] = {T(0.0), T(0.0), T(0.0)};
+    slip(n, u);
+    T un = T(0.0);
+    for (int i = 0; i < dim; ++i) un = un + u[i] * n[i];
+    T s = T(0.0);
+    for (int i = 0; i < dim; ++i) {
+      const T t = u[i] - un * n[i];
+      s = s + t * t;
+    }
+    e = e + mu * lambda * smoothed_norm(s, eps);
+  }
+  return e;
+}
+
 /// E(x; q), q = (x^n (dim values), k, mu): the function the AD sees.
 struct VertexEnergy {
   const ContactOptions* o = nullptr;
@@ -111,34 +144,10 @@ struct VertexEnergy {
 
   template <class T, class P>
   T operator()(const T* x, const P* q) const {
-    const double dhat = o->activation_distance;
-    const P& k = q[dim];
-    const P& mu = q[dim + 1];
-    T e = T(0.0);
-    for (const auto& ob : o->obstacles) {
-      const T d = local_distance(*ob, x, dim);
-      if (ad::value_of(d) < dhat) e = e + k * (is_barrier ? barrier(d, dhat) : penalty(d, dhat));
-      if (eps <= 0.0) continue;
-      // Lagged friction: normal force and tangent plane from the step's start x^n = q[0..dim).
-      const P dn = local_distance(*ob, q, dim);
-      if (!(ad::value_of(dn) < dhat)) continue;
-      const P lambda = lagged_normal_force(k, dn, dhat, is_barrier);
-      P n[3];
-      local_normal(*ob, q, dim, n);
-      T r[3];
-      T rn = T(0.0);
-      for (int i = 0; i < dim; ++i) {
-        r[i] = x[i] - q[i];
-        rn = rn + r[i] * n[i];
-      }
-      T s = T(0.0);
-      for (int i = 0; i < dim; ++i) {
-        const T u = r[i] - rn * n[i];
-        s = s + u * u;
-      }
-      e = e + mu * lambda * smoothed_norm(s, eps);
-    }
-    return e;
+    const auto slip = [&](const P*, T* u) {
+      for (int i = 0; i < dim; ++i) u[i] = x[i] - q[i];
+    };
+    return sphere_energy(*o, dim, eps, is_barrier, q[dim], q[dim + 1], x, q, 0.0, slip);
   }
 
   /// The energy, its gradient and (if H is given) its Hessian (row-major dim x dim) in closed

@@ -197,14 +197,17 @@ void add_contact(Model& model, ContactOptions options) {
     SOFTGRAD_CHECK(o != nullptr, "a null obstacle");
     o->validate(model.dim);
   }
+  // The deformable bodies' vertices collide here; rigid bodies through their contact spheres.
+  const int n_mesh = model.n_mesh_verts();
   std::vector<int> verts = options.vertices;
   for (int v : verts)
-    if (v < 0 || v >= model.n_verts)
-      throw InputError("contact vertex " + std::to_string(v) + " is not in the model");
+    if (v < 0 || v >= n_mesh)
+      throw InputError("contact vertex " + std::to_string(v) +
+                       " is not a vertex of the model's deformable bodies");
   if (verts.empty())
-    for (int v = 0; v < model.n_verts; ++v) verts.push_back(v);
+    for (int v = 0; v < n_mesh; ++v) verts.push_back(v);
   if (options.model == ContactModel::Barrier) {
-    for (int v = 0; v < model.n_verts; ++v)
+    for (int v : verts)
       for (const auto& o : options.obstacles)
         if (!(o->distance(model.X.data() + v * model.dim, model.dim) > 0.0)) {
           std::ostringstream os;
@@ -213,13 +216,16 @@ void add_contact(Model& model, ContactOptions options) {
           throw InputError(os.str());
         }
   }
-  std::unique_ptr<EnergyTerm> term;
-  if (model.dim == 2) {
-    term = std::make_unique<ContactTerm<2>>(model.n_verts, std::move(verts), std::move(options));
-  } else {
-    term = std::make_unique<ContactTerm<3>>(model.n_verts, std::move(verts), std::move(options));
+  if (!verts.empty()) {
+    std::unique_ptr<EnergyTerm> term;
+    if (model.dim == 2) {
+      term = std::make_unique<ContactTerm<2>>(model.n_verts, std::move(verts), options);
+    } else {
+      term = std::make_unique<ContactTerm<3>>(model.n_verts, std::move(verts), options);
+    }
+    model.terms.push_back(std::move(term));
   }
-  model.terms.push_back(std::move(term));
+  add_rigid_contact(model, std::move(options));
 }
 
 }  // namespace softgrad

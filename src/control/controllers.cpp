@@ -152,7 +152,7 @@ MlpController::MlpController(const Model& model, int n_outputs, double dt, Optio
     : dim_(model.dim), dt_(dt), options_(std::move(options)) {
   check_bound(options_.a_max, "MLP");
   if (options_.observed.empty())
-    for (int v = 0; v < model.n_verts; ++v) options_.observed.push_back(v);
+    for (int v = 0; v < model.n_mesh_verts(); ++v) options_.observed.push_back(v);
   for (int v : options_.observed)
     if (v < 0 || v >= model.n_verts)
       throw InputError("MLP controller: observed vertex " + std::to_string(v) +

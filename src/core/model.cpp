@@ -25,6 +25,8 @@ void add_body(Model& model, std::string name, Mesh mesh,
               std::shared_ptr<const MaterialModel> material, const std::vector<double>& params,
               double density) {
   const std::string where = "body '" + name + "'";
+  if (!model.rigid_bodies.empty())
+    throw InputError(where + ": add deformable bodies before the rigid bodies");
   if (!material) throw InputError(where + ": no material");
   if (!(density > 0.0) || !std::isfinite(density))
     throw InputError(where + ": density must be positive and finite");
@@ -99,11 +101,17 @@ void Model::apply_kinematics(double t, Eigen::VectorXd& x) const {
     Eigen::Matrix3d R = Eigen::Matrix3d::Identity();
     if (k.motion == KinematicGroup::Motion::Rotate)
       R = Eigen::AngleAxisd(k.angular_velocity * tau, k.axis.normalized()).toRotationMatrix();
-    for (int v : k.verts) {
+    for (size_t j = 0; j < k.verts.size(); ++j) {
+      const int v = k.verts[j];
       Eigen::Vector3d p = Eigen::Vector3d::Zero();
       for (int i = 0; i < dim; ++i) p[i] = X[v * dim + i];
-      if (k.motion == KinematicGroup::Motion::Translate) p += tau * k.velocity;
-      if (k.motion == KinematicGroup::Motion::Rotate) p = k.center + R * (p - k.center);
+      if (k.affine && j > 0) {
+        // A rigid body's axis: a direction.
+        if (k.motion == KinematicGroup::Motion::Rotate) p = R * p;
+      } else {
+        if (k.motion == KinematicGroup::Motion::Translate) p += tau * k.velocity;
+        if (k.motion == KinematicGroup::Motion::Rotate) p = k.center + R * (p - k.center);
+      }
       for (int i = 0; i < dim; ++i)
         if (k.axes[i]) x[v * dim + i] = p[i];
     }
@@ -126,10 +134,24 @@ int Model::find_term(const std::string& name) const {
 }
 
 double Model::length_scale() const {
-  if (n_verts == 0) return 1.0;
-  const Eigen::Map<const Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>> P(
-      X.data(), n_verts, dim);
+  const int n_mesh = n_mesh_verts();
+  int n_surface = 0;
+  for (const RigidBody& b : rigid_bodies) n_surface += static_cast<int>(b.surface.rows());
+  if (n_mesh + n_surface == 0) return 1.0;
+  Eigen::MatrixXd P(n_mesh + n_surface, dim);
+  for (int v = 0; v < n_mesh; ++v)
+    for (int i = 0; i < dim; ++i) P(v, i) = X[v * dim + i];
+  int row = n_mesh;
+  for (const RigidBody& b : rigid_bodies)
+    for (int v = 0; v < b.surface.rows(); ++v)
+      P.row(row++) = b.point(X, b.surface.row(v).transpose()).transpose();
   return (P.colwise().maxCoeff() - P.colwise().minCoeff()).norm();
+}
+
+Eigen::VectorXd Model::translational_mass() const {
+  Eigen::VectorXd m = mass;
+  for (const RigidBody& b : rigid_bodies) m.segment(3 * b.node + 3, 9).setZero();
+  return m;
 }
 
 int count_inverted_elements(const Model& model, const Eigen::VectorXd& x) {

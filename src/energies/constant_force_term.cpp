@@ -8,9 +8,10 @@ namespace softgrad {
 
 void add_gravity(Model& model, const Eigen::VectorXd& g) {
   if (g.size() != model.dim) throw InputError("gravity needs one component per dimension");
+  const Eigen::VectorXd m = model.translational_mass();
   Eigen::VectorXd f(model.n_dofs());
   for (int v = 0; v < model.n_verts; ++v)
-    for (int i = 0; i < model.dim; ++i) f[v * model.dim + i] = model.mass[v * model.dim + i] * g[i];
+    for (int i = 0; i < model.dim; ++i) f[v * model.dim + i] = m[v * model.dim + i] * g[i];
   model.terms.push_back(std::make_unique<ConstantForceTerm>("gravity", std::move(f)));
 }
 

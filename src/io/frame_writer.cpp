@@ -32,13 +32,38 @@ std::vector<CellField> element_ids(const Model& model) {
   return {std::move(body), std::move(material)};
 }
 
+// The rigid bodies' surfaces at positions x, as one triangle surface; per triangle its body.
+void rigid_surfaces(const Model& model, const Eigen::VectorXd& x, Eigen::MatrixXd& V,
+                    Eigen::MatrixXi& F, Eigen::VectorXd& body) {
+  int n_v = 0, n_f = 0;
+  for (const RigidBody& b : model.rigid_bodies) {
+    n_v += static_cast<int>(b.surface.rows());
+    n_f += static_cast<int>(b.triangles.rows());
+  }
+  V.resize(n_v, 3);
+  F.resize(n_f, 3);
+  body.resize(n_f);
+  int v0 = 0, f0 = 0;
+  for (size_t k = 0; k < model.rigid_bodies.size(); ++k) {
+    const RigidBody& b = model.rigid_bodies[k];
+    const Eigen::Vector3d p = b.position(x);
+    const Eigen::Matrix3d A = b.matrix(x);
+    for (int v = 0; v < b.surface.rows(); ++v)
+      V.row(v0 + v) = (p + A * b.surface.row(v).transpose()).transpose();
+    F.middleRows(f0, b.triangles.rows()) = b.triangles.array() + v0;
+    body.segment(f0, b.triangles.rows()).setConstant(static_cast<double>(k));
+    v0 += static_cast<int>(b.surface.rows());
+    f0 += static_cast<int>(b.triangles.rows());
+  }
+}
+
 }  // namespace
 
 Mesh combined_mesh(const Model& model) {
   Mesh mesh;
   mesh.dim = model.dim;
   mesh.source = "model";
-  mesh.X = Eigen::Map<const VertexMatrix>(model.X.data(), model.n_verts, model.dim);
+  mesh.X = Eigen::Map<const VertexMatrix>(model.X.data(), model.n_mesh_verts(), model.dim);
   int n_elems = 0;
   for (const Body& b : model.bodies) n_elems += b.n_elems();
   mesh.elems.resize(n_elems, model.dim + 1);
@@ -96,14 +121,32 @@ std::string FrameWriter::frame_file(int step) const {
 }
 
 void FrameWriter::write(const State& s, int step, const Eigen::VectorXd* reaction) {
-  const std::string file = frame_file(step);
-  std::vector<PointField> fields = {{"displacement", model_.dim, s.x - model_.X},
-                                    {"velocity", model_.dim, s.v}};
-  if (reaction) fields.push_back({"reaction", model_.dim, *reaction});
-  std::vector<CellField> cells = cell_fields_;
-  for (CellField& f : element_fields(model_, s.x, parameters_)) cells.push_back(std::move(f));
-  write_vtu((directory_ / file).string(), mesh_, s.x, fields, cells, encoding_);
-  pvd_->add_frame(dt_ > 0.0 ? step * dt_ : s.t, file);
+  const double time = dt_ > 0.0 ? step * dt_ : s.t;
+  int part = 0;
+  if (!model_.bodies.empty()) {
+    // The deformable bodies: the model's first n_mesh_verts() vertices.
+    const std::string file = frame_file(step);
+    const Eigen::Index n = mesh_.n_dofs();
+    std::vector<PointField> fields = {{"displacement", model_.dim, (s.x - model_.X).head(n)},
+                                      {"velocity", model_.dim, s.v.head(n)}};
+    if (reaction) fields.push_back({"reaction", model_.dim, reaction->head(n)});
+    std::vector<CellField> cells = cell_fields_;
+    for (CellField& f : element_fields(model_, s.x, parameters_)) cells.push_back(std::move(f));
+    write_vtu((directory_ / file).string(), mesh_, s.x.head(n), fields, cells, encoding_);
+    pvd_->add_frame(time, file, part++);
+  }
+  if (!model_.rigid_bodies.empty()) {
+    // The rigid bodies' surfaces, a second part of the same time.
+    const std::string file =
+        (part > 0 ? name_ + "_rigid" : name_) + frame_file(step).substr(name_.size());
+    Eigen::MatrixXd V;
+    Eigen::MatrixXi F;
+    Eigen::VectorXd body;
+    rigid_surfaces(model_, s.x, V, F, body);
+    write_surface_vtu((directory_ / file).string(), V, F, {}, {{"rigid_body", 1, body}}, encoding_);
+    pvd_->add_frame(time, file, part);
+  }
+  ++frames_;
   last_step_ = step;
 }
 

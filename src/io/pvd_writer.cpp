@@ -10,16 +10,18 @@ namespace softgrad {
 
 PvdWriter::PvdWriter(std::string pvd_path) : path_(std::move(pvd_path)) { write(); }
 
-void PvdWriter::add_frame(double time, const std::string& vtu_file) {
+void PvdWriter::add_frame(double time, const std::string& vtu_file, int part) {
   if (!detail::is_xml_attribute_safe(vtu_file)) {
     throw InputError("PvdWriter('" + path_ + "'): frame file name '" + vtu_file +
                      "' must be non-empty without < > & \" '");
   }
   frames_.emplace_back(time, vtu_file);
+  parts_.push_back(part);
   try {
     write();
   } catch (...) {
     frames_.pop_back();
+    parts_.pop_back();
     throw;
   }
 }
@@ -29,11 +31,13 @@ void PvdWriter::write() const {
       "<?xml version=\"1.0\"?>\n"
       "<VTKFile type=\"Collection\" version=\"0.1\" byte_order=\"LittleEndian\">\n"
       "  <Collection>\n";
-  for (const auto& [time, file] : frames_) {
+  for (size_t k = 0; k < frames_.size(); ++k) {
     out += "    <DataSet timestep=\"";
-    detail::append_number(out, time, 15);  // times are labels: 0.3, not 0.30000000000000004
-    out += "\" group=\"\" part=\"0\" file=\"";
-    out += file;
+    detail::append_number(out, frames_[k].first, 15);  // labels: 0.3, not 0.30000000000000004
+    out += "\" group=\"\" part=\"";
+    out += std::to_string(parts_[k]);
+    out += "\" file=\"";
+    out += frames_[k].second;
     out += "\"/>\n";
   }
   out += "  </Collection>\n</VTKFile>\n";

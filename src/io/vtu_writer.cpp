@@ -186,20 +186,22 @@ const char* to_string(VtuEncoding encoding) {
   return "zlib";
 }
 
-void write_vtu(const std::string& path, const Mesh& mesh, const Eigen::VectorXd& x,
-               const std::vector<PointField>& fields, const std::vector<CellField>& cell_fields,
-               VtuEncoding encoding) {
-  // Arguments.
-  if ((mesh.dim != 2 && mesh.dim != 3) || mesh.elems.cols() != mesh.dim + 1) {
-    fail(path, "the mesh must have dim 2 or 3 and dim + 1 vertices per element");
-  }
-  if (x.size() != mesh.n_dofs()) {
-    std::ostringstream os;
-    os << "x has " << x.size() << " entries, the mesh has n_dofs = " << mesh.n_dofs();
-    fail(path, os.str());
-  }
-  for (const PointField& f : fields) check_field(path, f, mesh.n_verts(), "vertex");
-  for (const CellField& f : cell_fields) check_field(path, f, mesh.n_elems(), "element");
+namespace {
+
+// The cells of a .vtu: `arity` vertices each, of one VTK type.
+struct Cells {
+  const int* vertices;  ///< n_cells x arity, row-major
+  int n_cells;
+  int arity;
+  std::uint8_t type;
+};
+
+// Points (n_points tuples of dim values, written as 3D points), point and cell fields, cells.
+void write_unstructured(const std::string& path, const Eigen::VectorXd& x, int n_points, int dim,
+                        const Cells& cells, const std::vector<PointField>& fields,
+                        const std::vector<CellField>& cell_fields, VtuEncoding encoding) {
+  for (const PointField& f : fields) check_field(path, f, n_points, "vertex");
+  for (const CellField& f : cell_fields) check_field(path, f, cells.n_cells, "element");
 
   // Header, point data, cell data, points, cells.
   VtuBuilder out(encoding, path);
@@ -213,35 +215,63 @@ void write_vtu(const std::string& path, const Mesh& mesh, const Eigen::VectorXd&
     out.text(encoding == VtuEncoding::zlib ? " compressor=\"vtkZLibDataCompressor\">\n" : ">\n");
   }
   out.text("  <UnstructuredGrid>\n    <Piece NumberOfPoints=\"");
-  out.number(mesh.n_verts());
+  out.number(n_points);
   out.text("\" NumberOfCells=\"");
-  out.number(mesh.n_elems());
+  out.number(cells.n_cells);
   out.text("\">\n      <PointData>\n");
-  const bool pad = mesh.dim == 2;
+  const bool pad = dim == 2;
   for (const PointField& f : fields)
-    float_array(out, f.name, f.values, f.components, mesh.n_verts(), pad);
+    float_array(out, f.name, f.values, f.components, n_points, pad);
   out.text("      </PointData>\n      <CellData>\n");
   for (const CellField& f : cell_fields)
-    float_array(out, f.name, f.values, f.components, mesh.n_elems(), pad);
+    float_array(out, f.name, f.values, f.components, cells.n_cells, pad);
   out.text("      </CellData>\n      <Points>\n");
-  float_array(out, "Points", x, mesh.dim, mesh.n_verts(), /*pad_2d=*/true);  // always 3D points
+  float_array(out, "Points", x, dim, n_points, /*pad_2d=*/true);  // always 3D points
   out.text("      </Points>\n      <Cells>\n");
 
-  const int d1 = mesh.dim + 1;
-  std::vector<std::int32_t> connectivity(static_cast<std::size_t>(mesh.n_elems()) * d1);
-  std::vector<std::int32_t> offsets(mesh.n_elems());
-  for (int e = 0; e < mesh.n_elems(); ++e) {
-    for (int k = 0; k < d1; ++k)
-      connectivity[static_cast<std::size_t>(e) * d1 + k] = mesh.elems(e, k);
-    offsets[e] = (e + 1) * d1;
-  }
-  out.array("Int32", "connectivity", 1, connectivity, d1);
+  const int a = cells.arity;
+  std::vector<std::int32_t> connectivity(
+      cells.vertices, cells.vertices + static_cast<std::size_t>(cells.n_cells) * a);
+  std::vector<std::int32_t> offsets(cells.n_cells);
+  for (int e = 0; e < cells.n_cells; ++e) offsets[e] = (e + 1) * a;
+  out.array("Int32", "connectivity", 1, connectivity, a);
   out.array("Int32", "offsets", 1, offsets, 16);
-  out.array("UInt8", "types", 1,
-            std::vector<std::uint8_t>(mesh.n_elems(), mesh.dim == 2 ? kVtkTriangle : kVtkTetra),
-            16);
+  out.array("UInt8", "types", 1, std::vector<std::uint8_t>(cells.n_cells, cells.type), 16);
   out.text("      </Cells>\n    </Piece>\n  </UnstructuredGrid>\n");
   detail::write_file_atomically(path, out.finish());
+}
+
+}  // namespace
+
+void write_vtu(const std::string& path, const Mesh& mesh, const Eigen::VectorXd& x,
+               const std::vector<PointField>& fields, const std::vector<CellField>& cell_fields,
+               VtuEncoding encoding) {
+  if ((mesh.dim != 2 && mesh.dim != 3) || mesh.elems.cols() != mesh.dim + 1) {
+    fail(path, "the mesh must have dim 2 or 3 and dim + 1 vertices per element");
+  }
+  if (x.size() != mesh.n_dofs()) {
+    std::ostringstream os;
+    os << "x has " << x.size() << " entries, the mesh has n_dofs = " << mesh.n_dofs();
+    fail(path, os.str());
+  }
+  const Eigen::Matrix<int, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor> elems = mesh.elems;
+  const Cells cells{elems.data(), mesh.n_elems(), mesh.dim + 1,
+                    mesh.dim == 2 ? kVtkTriangle : kVtkTetra};
+  write_unstructured(path, x, mesh.n_verts(), mesh.dim, cells, fields, cell_fields, encoding);
+}
+
+void write_surface_vtu(const std::string& path, const Eigen::MatrixXd& V, const Eigen::MatrixXi& F,
+                       const std::vector<PointField>& fields,
+                       const std::vector<CellField>& cell_fields, VtuEncoding encoding) {
+  if (V.cols() != 3 || F.cols() != 3)
+    fail(path, "a surface needs 3 coordinates per vertex and 3 vertices per triangle");
+  if (F.size() > 0 && (F.minCoeff() < 0 || F.maxCoeff() >= V.rows()))
+    fail(path, "a triangle refers to a vertex that is not in the surface");
+  const Eigen::Matrix<double, Eigen::Dynamic, 3, Eigen::RowMajor> points = V;
+  const Eigen::VectorXd x = Eigen::Map<const Eigen::VectorXd>(points.data(), points.size());
+  const Eigen::Matrix<int, Eigen::Dynamic, 3, Eigen::RowMajor> triangles = F;
+  const Cells cells{triangles.data(), static_cast<int>(F.rows()), 3, kVtkTriangle};
+  write_unstructured(path, x, static_cast<int>(V.rows()), 3, cells, fields, cell_fields, encoding);
 }
 
 }  // namespace softgrad

@@ -34,9 +34,9 @@ std::string bounds_text(const Model& model, int begin, int end) {
 
 // The diagonal of the rest bounding box, the length scale of the region tolerance.
 double rest_diagonal(const Model& model) {
-  if (model.n_verts == 0) return 0.0;
+  if (model.n_mesh_verts() == 0) return 0.0;
   const Eigen::Map<const Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic>> X(
-      model.X.data(), model.dim, model.n_verts);
+      model.X.data(), model.dim, model.n_mesh_verts());
   return (X.rowwise().maxCoeff() - X.rowwise().minCoeff()).norm();
 }
 
@@ -103,9 +103,9 @@ std::vector<int> select_region(const ObjectReader& parent, const char* key, cons
                      std::to_string(kinds));
   }
 
-  // The candidate vertices: one body's or all.
+  // The candidate vertices: one body's or all deformable bodies'.
   int begin = 0;
-  int end = model.n_verts;
+  int end = model.n_mesh_verts();
   std::string whose;
   if (region.has("body")) {
     const Body& body =

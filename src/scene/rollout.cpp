@@ -24,7 +24,7 @@ void read_initial(const ObjectReader& top, Scene& scene) {
   if (initial.has("region")) {
     verts = select_region(initial, "region", model);
   } else {
-    for (int v = 0; v < model.n_verts; ++v) verts.push_back(v);
+    for (int v = 0; v < model.n_mesh_verts(); ++v) verts.push_back(v);
   }
   scene.initial_velocity = Eigen::VectorXd::Zero(model.n_dofs());
   for (const int v : verts)

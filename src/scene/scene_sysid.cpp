@@ -51,7 +51,7 @@ void read_bend(const ObjectReader& initial, Scene& scene) {
   // Euler-Bernoulli cantilever under a tip load: w(s) = delta s^2 (3L - s) / (2 L^3); plane
   // sections rotate by w'(s) about the neutral axis.
   Eigen::VectorXd x = model.X;
-  for (int v = 0; v < model.n_verts; ++v) {
+  for (int v = 0; v < model.n_mesh_verts(); ++v) {
     const Eigen::VectorXd r = model.X.segment(static_cast<Eigen::Index>(v) * dim, dim) - origin;
     const double s = std::clamp(r.dot(a), 0.0, L), h = r.dot(d);
     const double w = delta * s * s * (3.0 * L - s) / (2.0 * L * L * L);

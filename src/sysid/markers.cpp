@@ -71,7 +71,7 @@ MarkerSet MarkerSet::vertices(const Model& model, std::vector<int> verts) {
   MarkerSet s;
   s.dim_ = model.dim;
   if (verts.empty())
-    for (int v = 0; v < model.n_verts; ++v) verts.push_back(v);
+    for (int v = 0; v < model.n_mesh_verts(); ++v) verts.push_back(v);
   for (int v : verts) {
     if (v < 0 || v >= model.n_verts)
       throw InputError("vertex marker " + std::to_string(v) + " is not in the model (" +

@@ -20,10 +20,12 @@ constexpr auto kEnergy = [](const auto* x, const auto* p) {
   using std::pow;
   using std::sin;
   using std::sqrt;
+  using std::atan2;
   auto s = p[0] * log(1.0 + x[0] * x[0]) + x[1] * x[2] * exp(p[1] * x[0]);
   s = s + sqrt(x[2] * x[2] + 1.0) + sin(x[0]) * x[1] / (x[2] + 3.0) - cos(x[1] * p[1]);
   s = s + pow(x[1] * x[1] + 0.5, 1.5) / (2.0 - x[3] * p[0]) + 2.0 / (x[3] + 4.0);
   s -= x[3] * x[0];
+  s = s + atan2(x[1] * p[1], x[0] - 2.0 * x[3]);
   return s;
 };
 constexpr int N = 4;

@@ -23,4 +23,12 @@ TEST_CASE("ad/dual: elementary functions carry exact first derivatives") {
   check(pow(x, 2.5), std::pow(0.7, 2.5), 2.5 * std::pow(0.7, 1.5));
   check(x * x, 0.49, 1.4);
   check(Dual<2>(1.0) / x, 1 / 0.7, -1 / 0.49);
+  // atan2(y, x) in both arguments and in every quadrant: d/dx atan2(c, x) = -c / (x^2 + c^2),
+  // d/dy atan2(y, c) = c / (y^2 + c^2).
+  for (const double c : {0.4, -0.4}) {
+    check(atan2(Dual<2>(c), x), std::atan2(c, 0.7), -c / (0.49 + c * c));
+    check(atan2(Dual<2>(c), -x), std::atan2(c, -0.7), c / (0.49 + c * c));
+    check(atan2(x, Dual<2>(c)), std::atan2(0.7, c), c / (0.49 + c * c));
+    check(atan2(-x, Dual<2>(c)), std::atan2(-0.7, c), -c / (0.49 + c * c));
+  }
 }

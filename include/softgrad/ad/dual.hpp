@@ -132,5 +132,15 @@ SOFTGRAD_HD SOFTGRAD_AD_INLINE Dual<L> pow(const Dual<L>& a, double e) {
   const double p = std::pow(a.d[0], e - 1.0);
   return chain(a, p * a.d[0], e * p);
 }
+/// The angle of the point (x, y): d atan2 = (x dy - y dx) / (x^2 + y^2).
+template <int L>
+SOFTGRAD_HD SOFTGRAD_AD_INLINE Dual<L> atan2(const Dual<L>& y, const Dual<L>& x) {
+  const double y0 = y.d[0], x0 = x.d[0];
+  const double inv = 1.0 / (x0 * x0 + y0 * y0);
+  Dual<L> c;
+  for (int k = 0; k <= L; ++k)
+    c.d[k] = k == 0 ? std::atan2(y0, x0) : (x0 * y.d[k] - y0 * x.d[k]) * inv;
+  return c;
+}
 
 }  // namespace softgrad::ad

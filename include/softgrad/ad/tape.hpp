@@ -282,6 +282,14 @@ SOFTGRAD_HD SOFTGRAD_AD_INLINE Var<R> pow(const Var<R>& x, double e) {
   return detail::unary(x, p * x.val, e * p);
 }
 
+/// The angle of the point (x, y), in (-pi, pi].
+template <class R>
+SOFTGRAD_HD SOFTGRAD_AD_INLINE Var<R> atan2(const Var<R>& y, const Var<R>& x) {
+  using std::atan2;
+  const R inv = R(1.0) / (x.val * x.val + y.val * y.val);
+  return detail::binary(y, x, atan2(y.val, x.val), x.val * inv, -(y.val * inv));
+}
+
 // Comparisons look at values only (for branches such as "if (J <= 0)").
 template <class R>
 SOFTGRAD_HD SOFTGRAD_AD_INLINE bool operator<(const Var<R>& x, const Var<R>& y) {
