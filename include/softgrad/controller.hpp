@@ -14,6 +14,7 @@
 
 #include "softgrad/mlp.hpp"
 #include "softgrad/model.hpp"
+#include "softgrad/sensors.hpp"
 #include "softgrad/state.hpp"
 
 namespace softgrad {
@@ -103,20 +104,29 @@ class KeyframeController final : public Controller {
 };
 
 /// Closed loop: observations are the positions and velocities of chosen vertices relative to
-/// their mean (the body's own frame, translation removed), scaled, plus the clock phase
-/// (sin, cos of 2 pi t / period); the MLP's outputs change the activations by a bounded amount:
-///     u_n = a_max tanh(atanh(u_{n-1} / a_max) + delta tanh(MLP(obs_n))).
+/// their mean (the body's own frame, translation removed), scaled, or (robots) the readings of
+/// chosen sensors, each divided by its scale; then a goal if the task has one (a reach target,
+/// divided by the length scale) and the clock phase (sin, cos of 2 pi t / period). The MLP's
+/// outputs change the controls by a bounded amount:
+///     u_n = a_max tanh(atanh(u_{n-1} / a_max) + delta tanh(MLP(obs_n))),
+/// or, with delta = 0, directly: u_n = a_max tanh(MLP(obs_n)).
 class MlpController final : public Controller {
  public:
   struct Options {
     std::vector<int> observed;  ///< vertices observed (empty: all)
     std::vector<int> hidden = {32, 32};
     double a_max = 0.3;
-    double delta = 0.2;           ///< largest change per step, in tanh^-1 units
+    double delta = 0.2;           ///< largest change per step, in tanh^-1 units; 0: direct outputs
     double period = 1.0;          ///< clock period [s]
     double length_scale = 1.0;    ///< positions are divided by it [m]
     double velocity_scale = 1.0;  ///< velocities are divided by it [m/s]
     std::uint64_t seed = 1;
+    /// Observe these sensors (each value divided by its entry of sensor_scale; empty: 1)
+    /// instead of vertices.
+    std::shared_ptr<const SensorSet> sensors;
+    Eigen::VectorXd sensor_scale;
+    /// The goal observed (its size fixes the network's inputs; set_goal changes its value).
+    Eigen::VectorXd goal;
   };
   MlpController(const Model& model, int n_outputs, double dt, Options options);
   std::string name() const override { return "mlp"; }
@@ -130,6 +140,10 @@ class MlpController final : public Controller {
                 Eigen::VectorXd& u_prev_bar) const override;
   /// The observation vector of state s at step n.
   Eigen::VectorXd observe(int n, const State& s) const;
+  /// The goal this controller observes from now on. @throws InputError for a size other than
+  /// the options' goal.
+  void set_goal(const Eigen::VectorXd& goal);
+  const Eigen::VectorXd& goal() const { return options_.goal; }
   const Mlp& network() const { return mlp_; }
 
  private:

@@ -8,6 +8,7 @@
 #include <Eigen/Core>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -122,6 +123,34 @@ class LinearLoss final : public Loss {
 
  private:
   std::vector<Eigen::VectorXd> dx_, dv_;
+};
+
+/// A point of a rigid body (rigid_body.hpp) at a target: 1/2 w |p + A X - position|^2, plus
+/// 1/2 w_v |p' + A' X - velocity|^2 when a velocity is given, at one step; X is the body-frame
+/// point of a world point given at rest.
+struct BodyPointTarget {
+  int body = 0;  ///< index into Model::rigid_bodies
+  /// The point in the world at rest [m]; empty: the body's centre of mass (X = 0).
+  std::optional<Eigen::Vector3d> point;
+  int step = kFinalStep;                               ///< state index, or kFinalStep
+  Eigen::Vector3d position = Eigen::Vector3d::Zero();  ///< [m]
+  Eigen::VectorXd velocity;                            ///< 3 values [m/s], or empty: none
+  double weight = 1.0;                                 ///< w
+  double velocity_weight = 1.0;                        ///< w_v
+};
+
+class BodyPointLoss final : public Loss {
+ public:
+  /// @throws InputError for a body that is not in the model, a velocity of a size other than 3,
+  /// or a point, position or velocity that is not finite.
+  BodyPointLoss(const Model& model, std::vector<BodyPointTarget> targets);
+  double evaluate(int n, int T, const State& s, Eigen::VectorXd* xbar,
+                  Eigen::VectorXd* vbar) const override;
+
+ private:
+  std::vector<BodyPointTarget> targets_;
+  std::vector<int> node_;              ///< per target: the body's vertex of p
+  std::vector<Eigen::Vector3d> body_;  ///< per target: X
 };
 
 /// The sum of several losses.

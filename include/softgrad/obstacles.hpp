@@ -1,7 +1,7 @@
 /// @file obstacles.hpp
-/// Analytic obstacles for contact: a half-space (the ground), a sphere, an axis-aligned box and
-/// a height-field terrain, one class each behind a small interface. An obstacle gives its
-/// signed distance d(x) (positive outside, in the free space) with its first and second
+/// Analytic obstacles for contact: a half-space (the ground), a sphere, an axis-aligned box, a
+/// capsule and a height-field terrain, one class each behind a small interface. An obstacle gives
+/// its signed distance d(x) (positive outside, in the free space) with its first and second
 /// derivatives, its unit normal with the normal's Jacobian, and a time of impact along a
 /// straight motion for the line-search filter. In 2D the first two coordinates are used (y up).
 /// The contact energies differentiate through these derivatives (they are exact to second
@@ -20,7 +20,7 @@ class Obstacle {
   explicit Obstacle(std::string name) : name_(std::move(name)) {}
   virtual ~Obstacle() = default;
   const std::string& name() const { return name_; }
-  /// The scene type: "half_space", "sphere", "box", "height_field".
+  /// The scene type: "half_space", "sphere", "box", "capsule", "height_field".
   virtual const char* type() const = 0;
   /// @throws InputError naming the obstacle if its shape is invalid in `dim` dimensions.
   virtual void validate(int dim) const = 0;
@@ -33,7 +33,7 @@ class Obstacle {
   /// J = dn/dx (dim x dim, row-major).
   virtual void normal(const double* x, int dim, double* n, double* J = nullptr) const = 0;
   /// The largest t in [0, 1] such that x + s dx stays outside for s < t (1 if it never
-  /// enters): exact for half-spaces, spheres and boxes, bisection for height fields.
+  /// enters): exact for half-spaces, spheres, boxes and capsules, bisection for height fields.
   virtual double time_of_impact(const double* x, const double* dx, int dim) const = 0;
 
  private:
@@ -87,6 +87,31 @@ class Box final : public Obstacle {
 
  private:
   Eigen::Vector3d center_, half_extents_;
+};
+
+/// The outside of a capsule: the points within `radius` of a segment along the local y axis,
+/// `length` long between its end-sphere centres and centred at `center` (a stadium in 2D):
+/// d = |x - s(x)| - radius, s(x) the segment's point nearest x. Its second derivatives are
+/// (I - n n^T) / |x - s| beyond the ends and (I - n n^T - e_y e_y^T) / |x - s| beside the
+/// segment (the distance does not change along the axis there).
+class Capsule final : public Obstacle {
+ public:
+  Capsule(std::string name, const Eigen::Vector3d& center, double length, double radius);
+  const char* type() const override { return "capsule"; }
+  /// @throws InputError naming the obstacle unless the radius is positive and finite and the
+  /// length finite and >= 0 (0: a sphere).
+  void validate(int dim) const override;
+  double distance(const double* x, int dim) const override;
+  void distance_derivatives(const double* x, int dim, double* g, double* H) const override;
+  void normal(const double* x, int dim, double* n, double* J = nullptr) const override;
+  double time_of_impact(const double* x, const double* dx, int dim) const override;
+
+ private:
+  /// r = x - s(x) (dim values; r[1] = 0 beside the segment); true beside the segment.
+  bool offset(const double* x, int dim, double* r) const;
+
+  Eigen::Vector3d center_;
+  double length_, radius_;
 };
 
 /// The space above a terrain y = h(x, z) (h(x) in 2D), bilinear on a grid: origin (x0, z0),

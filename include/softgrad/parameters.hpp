@@ -10,6 +10,16 @@
 ///                       "damping.alpha", "forces.force"; "GROUP" alone if only one term has it
 ///   "TERM.GROUP[]"      a per-element group as a field (one value per element); without "[]"
 ///                       a per-element group is tied to one value (all elements share it)
+///   "rigid:BODY.velocity"          a rigid body's centre-of-mass velocity p' at the start
+///                                  (3 values, m/s)
+///   "rigid:BODY.angular_velocity"  its angular velocity omega at the start (3 values, rad/s):
+///                                  a_i' = omega x a_i(x0), read back as
+///                                  RigidBody::angular_velocity(x0, v0)
+///
+/// The rigid velocities write the body's entries of the initial velocities, so they cannot be
+/// selected with "v0"; with "x0" they are written after it (a_i' follows the selected x0, and
+/// the gradient in x0 includes that dependence, with omega read back from x0 and v0: exact
+/// while A(x0) is a rotation, as in any rigid placement).
 ///
 /// `softgrad params SCENE` lists what a scene offers.
 #pragma once
@@ -26,20 +36,31 @@ namespace softgrad {
 
 class ParameterSet {
  public:
-  enum class Source { InitialPosition, InitialVelocity, Kinematic, Term, Controller };
+  enum class Source {
+    InitialPosition,
+    InitialVelocity,
+    Kinematic,
+    Term,
+    Controller,
+    RigidVelocity
+  };
   struct Block {
     std::string name;  ///< as selected, e.g. "elastic:beam.youngs[]"
     Source source = Source::Term;
     int term = -1;         ///< index into Model::terms (Source::Term)
     ParameterGroup group;  ///< the term's group (Source::Term)
     bool tied = false;     ///< a per-element group reduced to one shared value
+    int body = -1;         ///< index into Model::rigid_bodies (Source::RigidVelocity)
+    bool angular = false;  ///< omega rather than p' (Source::RigidVelocity)
     int offset = 0;        ///< first index in theta
     int size = 0;          ///< values in theta
   };
 
   ParameterSet() = default;
   /// Resolves names against a simulator's model and a rollout.
-  /// @throws InputError for an unknown or ambiguous name (listing what is available).
+  /// @throws InputError for an unknown or ambiguous name (listing what is available), an
+  /// unknown or kinematic rigid body (listing the rigid bodies), a block selected twice, or a
+  /// rigid velocity selected with "v0".
   ParameterSet(const Simulator& sim, const Rollout& rollout, const std::vector<std::string>& names);
 
   int size() const { return size_; }

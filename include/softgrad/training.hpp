@@ -59,6 +59,19 @@ struct TrainReport {
   std::string termination;
 };
 
+/// One episode of a training objective: a rollout and its loss (a task's goal, say, enters
+/// both: the rollout's controller observes it, the loss measures against it).
+struct Episode {
+  Rollout rollout;
+  std::shared_ptr<const Loss> loss;
+};
+
+/// Minimises the mean of the episodes' losses over `params`, which every episode shares (a
+/// policy trained on several goals); on return each rollout holds the best parameters.
+/// @throws InputError for no episodes, an episode without a loss, and as the one-episode form.
+TrainReport train(Simulator& sim, std::vector<Episode>& episodes, const ParameterSet& params,
+                  const TrainOptions& options);
+
 /// Minimises `loss` over `params`; on return the rollout holds the best parameters (the model is
 /// never written).
 /// A simulation that fails during the search counts as an infinite loss (Adam halves its step

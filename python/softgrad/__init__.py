@@ -52,7 +52,7 @@ def _scene(scene):
 
 def train(scene, out=None, iterations=None, resume=False, solver=None, threads=0, quiet=False,
           verbose=False):
-    """`softgrad train`: the locomotion scene's controller trained by gradients through the
+    """`softgrad train`: the control scene's controller (or launch) trained by gradients through the
     simulator. Writes loss.csv, loss.svg, best_controller.json, best_parameters.txt, the rollout
     and summary.json into `out` (default: the scene's output folder); returns summary.json.
     `scene` is a Scene, a path or a dict. `resume` continues the run in `out`. Ctrl-C stops

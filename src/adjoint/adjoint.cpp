@@ -2,6 +2,7 @@
 
 #include <sys/resource.h>
 
+#include <Eigen/Geometry>
 #include <algorithm>
 #include <chrono>
 #include <sstream>
@@ -77,11 +78,47 @@ Accumulators make_accumulators(const Model& model, const ParameterSet& params, i
   return acc;
 }
 
-Eigen::VectorXd assemble_gradient(const ParameterSet& params, const Accumulators& acc,
+/// dL/d(rigid velocity block b) from vbar0 = dL/dv_0: p' = u gives vbar0[p]; a_i' = omega x a_i
+/// gives sum_i a_i x vbar0[a_i] (d(omega x a)/domega = -[a]x, whose transpose is [a]x).
+Eigen::Vector3d rigid_velocity_gradient(const Model& model, const ParameterSet::Block& b,
+                                        const Eigen::VectorXd& x0, const Eigen::VectorXd& vbar0) {
+  const RigidBody& body = model.rigid_bodies[b.body];
+  if (!b.angular) return vbar0.segment<3>(body.dof(0));
+  Eigen::Vector3d g = Eigen::Vector3d::Zero();
+  for (int j = 0; j < 3; ++j) {
+    const int a = body.dof(3 + 3 * j);
+    g += Eigen::Vector3d(x0.segment<3>(a)).cross(Eigen::Vector3d(vbar0.segment<3>(a)));
+  }
+  return g;
+}
+
+/// With x0 selected too, a_i' = omega x a_i(x0) moves with x0: dL/da_i gains
+/// [omega]x^T vbar0[a_i] = vbar0[a_i] x omega (omega read back from the initial state).
+void add_spin_coupling(const Model& model, const ParameterSet& params, const State& initial,
+                       const Eigen::VectorXd& vbar0, Eigen::VectorXd& grad) {
+  for (const auto& x0 : params.blocks()) {
+    if (x0.source != ParameterSet::Source::InitialPosition) continue;
+    for (const auto& b : params.blocks()) {
+      if (b.source != ParameterSet::Source::RigidVelocity || !b.angular) continue;
+      const RigidBody& body = model.rigid_bodies[b.body];
+      const Eigen::Vector3d omega = body.angular_velocity(initial.x, initial.v);
+      for (int j = 0; j < 3; ++j) {
+        const int a = body.dof(3 + 3 * j);
+        grad.segment<3>(x0.offset + a) += Eigen::Vector3d(vbar0.segment<3>(a)).cross(omega);
+      }
+    }
+  }
+}
+
+Eigen::VectorXd assemble_gradient(const Model& model, const ParameterSet& params,
+                                  const Accumulators& acc, const State& initial,
                                   const Eigen::VectorXd& xbar0, const Eigen::VectorXd& vbar0) {
   Eigen::VectorXd grad(params.size());
   for (const auto& b : params.blocks()) {
     switch (b.source) {
+      case ParameterSet::Source::RigidVelocity:
+        grad.segment<3>(b.offset) = rigid_velocity_gradient(model, b, initial.x, vbar0);
+        break;
       case ParameterSet::Source::InitialPosition:
         grad.segment(b.offset, b.size) = xbar0;
         break;
@@ -110,6 +147,7 @@ Eigen::VectorXd assemble_gradient(const ParameterSet& params, const Accumulators
       }
     }
   }
+  add_spin_coupling(model, params, initial, vbar0, grad);
   return grad;
 }
 
@@ -284,7 +322,7 @@ GradientResult gradient(Simulator& sim, const Trajectory& traj, const Loss& loss
     report.warnings.push_back(os.str());
     log(LogLevel::Warn, "adjoint: " + os.str());
   }
-  result.gradient = assemble_gradient(params, acc, xbar, vbar);
+  result.gradient = assemble_gradient(model, params, acc, traj.rollout().initial, xbar, vbar);
   report.backward_seconds = seconds_since(t_start);
   report.peak_rss_bytes = peak_rss_bytes();
   return result;

@@ -175,6 +175,48 @@ double DisplacementLoss::evaluate(int n, int T, const State& s, Eigen::VectorXd*
   return sign * direction_.dot(com_.center(s.x));
 }
 
+BodyPointLoss::BodyPointLoss(const Model& model, std::vector<BodyPointTarget> targets)
+    : targets_(std::move(targets)) {
+  const int n_bodies = static_cast<int>(model.rigid_bodies.size());
+  for (size_t k = 0; k < targets_.size(); ++k) {
+    const BodyPointTarget& t = targets_[k];
+    const std::string who = "body point loss, target " + std::to_string(k);
+    if (t.body < 0 || t.body >= n_bodies)
+      throw InputError(who + ": rigid body " + std::to_string(t.body) + " is not in the model (" +
+                       std::to_string(n_bodies) + " rigid bodies)");
+    if (t.point && !t.point->allFinite()) throw InputError(who + ": the point is not finite");
+    check_vector(t.position, 3, who.c_str(), "the position");
+    if (t.velocity.size() > 0) check_vector(t.velocity, 3, who.c_str(), "the velocity");
+    const RigidBody& body = model.rigid_bodies[t.body];
+    node_.push_back(body.node);
+    body_.push_back(t.point ? body.body_point(model.X, *t.point) : Eigen::Vector3d::Zero());
+  }
+}
+
+double BodyPointLoss::evaluate(int n, int T, const State& s, Eigen::VectorXd* xbar,
+                               Eigen::VectorXd* vbar) const {
+  double l = 0.0;
+  for (size_t k = 0; k < targets_.size(); ++k) {
+    const BodyPointTarget& t = targets_[k];
+    if (!at(t.step, n, T)) continue;
+    const int p = 3 * node_[k];
+    const Eigen::Vector3d& X = body_[k];
+    // y = p + A X is linear in the body's dofs: dy/dp = I, dy/da_j = X_j I (and so for v).
+    const auto add = [&](const Eigen::VectorXd& q, const Eigen::Vector3d& target, double w,
+                         Eigen::VectorXd* bar) {
+      Eigen::Vector3d r = q.segment<3>(p) - target;
+      for (int j = 0; j < 3; ++j) r += X[j] * q.segment<3>(p + 3 + 3 * j);
+      l += 0.5 * w * r.squaredNorm();
+      if (!bar) return;
+      bar->segment<3>(p) += w * r;
+      for (int j = 0; j < 3; ++j) bar->segment<3>(p + 3 + 3 * j) += w * X[j] * r;
+    };
+    add(s.x, t.position, t.weight, xbar);
+    if (t.velocity.size() > 0) add(s.v, t.velocity, t.velocity_weight, vbar);
+  }
+  return l;
+}
+
 double SumLoss::evaluate(int n, int T, const State& s, Eigen::VectorXd* xbar,
                          Eigen::VectorXd* vbar) const {
   double l = 0.0;

@@ -2,6 +2,7 @@
 // with the same linearisation as the adjoint:
 //   H s_{n+1} = -(dg/dx_n s_n + dg/dv_n w_n + dg/dp dp + H_fk dk_{n+1})  on the free dofs,
 //   s_{n+1} = dk_{n+1} on the kinematic dofs,  w_{n+1} = (s_{n+1} - s_n) / dt.
+#include <Eigen/Geometry>
 #include <chrono>
 
 #include "softgrad/adjoint.hpp"
@@ -14,16 +15,18 @@ namespace {
 /// What column j of theta perturbs.
 struct Direction {
   ParameterSet::Source source;
-  int index = 0;  ///< dof (x0, v0), flat path index (kinematic), or parameter index (term)
+  int index = 0;  ///< dof (x0, v0), flat path index (kinematic), parameter index (term) or
+                  ///< component (rigid velocity)
   int term = -1;
-  Eigen::VectorXd dp;  ///< term parameter direction (Source::Term)
+  Eigen::VectorXd dp;                          ///< term parameter direction (Source::Term)
+  const ParameterSet::Block* block = nullptr;  ///< the block it belongs to
 };
 
 std::vector<Direction> directions(const Model& model, const ParameterSet& params) {
   std::vector<Direction> dirs;
   for (const auto& b : params.blocks())
     for (int i = 0; i < b.size; ++i) {
-      Direction d{b.source, i, b.term, {}};
+      Direction d{b.source, i, b.term, {}, &b};
       if (b.source == ParameterSet::Source::Term) {
         d.dp.setZero(model.terms[b.term]->n_parameters());
         if (b.tied) {
@@ -35,6 +38,42 @@ std::vector<Direction> directions(const Model& model, const ParameterSet& params
       dirs.push_back(std::move(d));
     }
   return dirs;
+}
+
+/// dx_0/dtheta and dv_0/dtheta: unit columns for x0 and v0; for a rigid body's velocity
+/// dv_0[p]/du_k = e_k, for its angular velocity dv_0[a_i]/domega_k = e_k x a_i(x0), and, with x0
+/// selected too, dv_0[a_i]/dx_0[a_i]_k = omega x e_k (a_i' = omega x a_i follows x0).
+void initial_sensitivities(const Model& model, const ParameterSet& params,
+                           const std::vector<Direction>& dirs, const State& initial,
+                           Eigen::MatrixXd& S, Eigen::MatrixXd& W) {
+  using Source = ParameterSet::Source;
+  for (size_t j = 0; j < dirs.size(); ++j) {
+    const Direction& d = dirs[j];
+    if (d.source == Source::InitialPosition) S(d.index, j) = 1.0;
+    if (d.source == Source::InitialVelocity) W(d.index, j) = 1.0;
+    if (d.source != Source::RigidVelocity) continue;
+    const RigidBody& body = model.rigid_bodies[d.block->body];
+    const Eigen::Vector3d e = Eigen::Vector3d::Unit(d.index);
+    if (!d.block->angular) {
+      W(body.dof(d.index), j) = 1.0;
+      continue;
+    }
+    for (int i = 0; i < 3; ++i)
+      W.block<3, 1>(body.dof(3 + 3 * i), j) = e.cross(initial.x.segment<3>(body.dof(3 + 3 * i)));
+  }
+  for (const auto& x0 : params.blocks()) {
+    if (x0.source != Source::InitialPosition) continue;
+    for (const auto& b : params.blocks()) {
+      if (b.source != Source::RigidVelocity || !b.angular) continue;
+      const RigidBody& body = model.rigid_bodies[b.body];
+      const Eigen::Vector3d omega = body.angular_velocity(initial.x, initial.v);
+      for (int i = 0; i < 3; ++i)
+        for (int k = 0; k < 3; ++k) {
+          const int a = body.dof(3 + 3 * i);
+          W.block<3, 1>(a, x0.offset + a + k) += omega.cross(Eigen::Vector3d::Unit(k));
+        }
+    }
+  }
 }
 
 }  // namespace
@@ -61,10 +100,7 @@ Trajectory simulate_with_sensitivities(Simulator& sim, const Rollout& rollout,
   const int m = static_cast<int>(kin.size());
 
   Eigen::MatrixXd S = Eigen::MatrixXd::Zero(n_dofs, P), W = Eigen::MatrixXd::Zero(n_dofs, P);
-  for (int j = 0; j < P; ++j) {
-    if (dirs[j].source == ParameterSet::Source::InitialPosition) S(dirs[j].index, j) = 1.0;
-    if (dirs[j].source == ParameterSet::Source::InitialVelocity) W(dirs[j].index, j) = 1.0;
-  }
+  initial_sensitivities(model, params, dirs, rollout.initial, S, W);
   // Simulate first (every state stored), then linearise step by step.
   Trajectory result = simulate(sim, rollout, TrajectoryOptions{1});
   observe(0, result.state(0), S, W);

@@ -1,6 +1,8 @@
-// `softgrad compare`: gradient-based training against PPO and OpenAI-ES on one locomotion scene,
-// with the same episodes and the same budget of simulated steps.
+// `softgrad compare`: gradient-based training against CMA-ES (the seed paper's comparison), PPO
+// and OpenAI-ES on one control scene, with the same episodes and the same budget of simulated
+// steps.
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -18,6 +20,7 @@
 #include "app/scene_commands.hpp"
 #include "io/text_output.hpp"
 #include "scene/summary.hpp"
+#include "softgrad/cmaes.hpp"
 #include "softgrad/config.hpp"
 #include "softgrad/errors.hpp"
 #include "softgrad/frame_writer.hpp"
@@ -69,25 +72,64 @@ void finish(MethodRun& m, Clock::time_point start) {
 
 using Stop = std::function<bool()>;
 
+/// "mlp (1234 parameters)", or the trained values' names for a throw.
+std::string policy_name(const Rollout& r, const ParameterSet& params) {
+  const std::string what = r.controller ? r.controller->name() : "launch velocities";
+  return what + " (" + std::to_string(params.size()) + " parameters)";
+}
+
 MethodRun run_gradient(LocomotionProblem& p, long budget, const Console& c, bool talk,
                        const Stop& stop) {
   MethodRun m{
       "gradient (" + std::string(to_string(p.locomotion().train.optimizer)) + ")", "", {}, 0, 0.0};
   const auto start = Clock::now();
-  const int iterations = static_cast<int>(budget / p.episode_steps());
+  const long episode = static_cast<long>(p.episodes.size()) * p.episode_steps();
+  const int iterations = static_cast<int>(budget / episode);
   TrainOptions o = train_options(p.locomotion(), iterations);
   o.stop = stop;
   o.on_iteration = [&](const TrainIteration& it) {
     if (talk)
       c.err << "softgrad: gradient iteration " << it.iteration << "/" << iterations << ": reward "
-            << fmt("%.6g", -it.loss) << " m, " << it.simulated_steps << " steps" << std::endl;
+            << fmt("%.6g", -it.loss) << ", " << it.simulated_steps << " steps" << std::endl;
   };
-  Rollout rollout = p.rollout;
-  const ParameterSet params(*p.sim, rollout, {"controller"});
-  m.policy = rollout.controller->name() + " (" + std::to_string(params.size()) + " parameters)";
-  const TrainReport report = train(*p.sim, rollout, *p.loss, params, o);
+  std::vector<Episode> episodes = p.episodes;
+  const ParameterSet params(*p.sim, episodes.front().rollout, p.parameters);
+  m.policy = policy_name(episodes.front().rollout, params);
+  const TrainReport report = train(*p.sim, episodes, params, o);
   m.curve = gradient_curve(report);
   m.steps_used = report.simulated_steps;
+  finish(m, start);
+  return m;
+}
+
+/// CMA-ES on the parameters gradient training optimises, from the same start: each generation's
+/// candidates run every episode side by side; the curve is the best mean reward so far.
+MethodRun run_cmaes(LocomotionProblem& p, long budget, int threads, const Console& c, bool talk,
+                    const Stop& stop) {
+  const LocomotionCompareSpec& s = p.locomotion().compare;
+  const Rollout& first = p.episodes.front().rollout;
+  const ParameterSet params(*p.sim, first, p.parameters);
+  CmaEsOptions o;
+  o.population = s.cmaes_population;
+  o.sigma = s.cmaes_sigma;
+  o.seed = p.locomotion().train.seed;
+  CmaEs es(params.get(*p.sim, first), o);
+  MethodRun m{"CMA-ES", policy_name(first, params), {}, 0, 0.0};
+  const auto start = Clock::now();
+  RolloutBatch batch(p.scene.model, p.scene.options, threads);
+  const long generation =
+      static_cast<long>(es.population()) * static_cast<long>(p.episodes.size()) * p.episode_steps();
+  const int generations = static_cast<int>(budget / generation);
+  double best = std::numeric_limits<double>::infinity();
+  std::vector<double> losses;
+  for (int g = 0; g < generations && !stop(); ++g) {
+    best = std::min(best, mean_loss(p, batch, params, es.ask(), losses, m.steps_used));
+    es.tell(losses);
+    m.curve.push_back({m.steps_used, -best});
+    if (talk)
+      c.err << "softgrad: CMA-ES generation " << g + 1 << "/" << generations << ": reward "
+            << fmt("%.6g", -best) << ", " << m.steps_used << " steps" << std::endl;
+  }
   finish(m, start);
   return m;
 }
@@ -179,7 +221,7 @@ MethodRun run_es(LocomotionProblem& p, long budget, const TaskPool& pool, const 
 }
 
 void write_files(const std::filesystem::path& dir, const std::vector<MethodRun>& runs,
-                 const json& summary, const std::string& name) {
+                 const json& summary, const std::string& name, const std::string& label) {
   std::ostringstream csv;
   csv << "method,simulated_steps,reward\n";
   csv.precision(10);
@@ -187,10 +229,8 @@ void write_files(const std::filesystem::path& dir, const std::vector<MethodRun>&
     for (const CurveSample& s : m.curve) csv << m.name << "," << s.steps << "," << s.reward << "\n";
   detail::write_file_atomically((dir / "compare.csv").string(), csv.str());
   write_json_file(dir / "compare.json", summary);
-  LinePlot linear{name + ": reward (distance travelled per episode) against simulated steps",
-                  "simulated steps",
-                  "reward [m]",
-                  {}};
+  LinePlot linear{
+      name + ": reward per episode against simulated steps", "simulated steps", label, {}};
   for (const MethodRun& m : runs) {
     PlotSeries s{m.name, {}, {}, false, m.curve.size() < 60};
     for (const CurveSample& q : m.curve) {
@@ -205,67 +245,98 @@ void write_files(const std::filesystem::path& dir, const std::vector<MethodRun>&
   write_svg_plots((dir / "compare.svg").string(), {linear, log_x});
 }
 
-/// What the curves say: the best reward of all, its 90%, and PPO's best against the gradients.
-struct Verdict {
-  double best = -std::numeric_limits<double>::infinity();
-  double threshold = 0.0;
-  long ppo_best_steps = -1;    ///< PPO's steps to its own best
-  long grad_to_ppo_best = -1;  ///< the gradient method's steps to PPO's best
+/// A baseline against the gradient method: the steps each needs to reach the baseline's best.
+struct Duel {
+  long baseline_steps = -1;  ///< the baseline's steps to its own best
+  long gradient_steps = -1;  ///< the gradient method's steps to it
   double ratio = std::numeric_limits<double>::quiet_NaN();  ///< the two, when both are known
 };
 
-/// runs = {gradient, PPO, ES}.
+Duel duel(const MethodRun& gradient, const MethodRun& baseline) {
+  Duel d;
+  d.baseline_steps = steps_to(baseline, baseline.best);
+  d.gradient_steps = steps_to(gradient, baseline.best);
+  if (d.baseline_steps > 0 && d.gradient_steps > 0)
+    d.ratio = static_cast<double>(d.baseline_steps) / static_cast<double>(d.gradient_steps);
+  return d;
+}
+
+/// The best reward of all methods and its 90%.
+struct Verdict {
+  double best = -std::numeric_limits<double>::infinity();
+  double threshold = 0.0;
+};
+
 Verdict judge(const std::vector<MethodRun>& runs) {
   Verdict v;
   for (const MethodRun& m : runs) v.best = std::max(v.best, m.best);
-  v.threshold = 0.9 * v.best;
-  v.ppo_best_steps = steps_to(runs[1], runs[1].best);
-  v.grad_to_ppo_best = steps_to(runs[0], runs[1].best);
-  if (v.ppo_best_steps > 0 && v.grad_to_ppo_best > 0)
-    v.ratio = static_cast<double>(v.ppo_best_steps) / static_cast<double>(v.grad_to_ppo_best);
+  v.threshold = v.best >= 0.0 ? 0.9 * v.best : 1.1 * v.best;  // 90% of a reward, or 110% of a loss
   return v;
 }
 
 json steps_json(long steps) { return steps < 0 ? json(nullptr) : json(steps); }
 
-json method_json(const MethodRun& m, const Verdict& v, double ppo_best) {
-  json curve = json::array();
-  for (const CurveSample& s : m.curve) curve.push_back({s.steps, s.reward});
-  return {{"method", m.name},
-          {"policy", m.policy},
-          {"steps_used", m.steps_used},
-          {"best_reward_m", m.best},
-          {"steps_to_90_percent", steps_json(steps_to(m, v.threshold))},
-          {"steps_to_ppo_best", steps_json(steps_to(m, ppo_best))},
-          {"wall_time_s", m.seconds},
-          {"curve", curve}};
+/// A reward, or null for a method that did not run (-infinity).
+json reward_json(double r) { return std::isfinite(r) ? json(r) : json(nullptr); }
+
+/// The reward's unit ("m"), or null for the dimensionless losses.
+json unit_or_none(const Locomotion& loc) {
+  const std::string unit = loc.reward_unit();
+  return unit.empty() ? json(nullptr) : json(unit);
 }
 
-/// The printed report: the headline, one row per method, PPO's best against the gradients.
+json method_json(const MethodRun& m, const Verdict& v, const MethodRun& gradient) {
+  json curve = json::array();
+  for (const CurveSample& s : m.curve) curve.push_back({s.steps, s.reward});
+  json j{{"method", m.name},
+         {"policy", m.policy},
+         {"steps_used", m.steps_used},
+         {"best_reward_m", reward_json(m.best)},
+         {"steps_to_90_percent", steps_json(steps_to(m, v.threshold))}};
+  if (&m != &gradient) {
+    const Duel d = duel(gradient, m);
+    j["steps_to_its_best"] = steps_json(d.baseline_steps);
+    j["gradient_steps_to_its_best"] = steps_json(d.gradient_steps);
+    j["over_gradient_steps"] = std::isnan(d.ratio) ? json(nullptr) : json(d.ratio);
+  }
+  j["wall_time_s"] = m.seconds;
+  j["curve"] = curve;
+  return j;
+}
+
+/// The printed report: the headline, one row per method, each baseline's best against the
+/// gradients.
 std::string report_text(const LocomotionProblem& p, long budget, const std::vector<MethodRun>& runs,
                         const Verdict& v) {
-  std::vector<std::vector<std::string>> table = {{"method", "policy", "steps used",
-                                                  "best reward [m]", "steps to 90% of best",
-                                                  "steps to PPO's best", "wall time"}};
-  for (const MethodRun& m : runs)
+  const std::string unit = p.locomotion().reward_unit();
+  const std::string u = unit.empty() ? "" : " " + unit;
+  std::vector<std::vector<std::string>> table = {
+      {"method", "policy", "steps used", "best reward" + (unit.empty() ? "" : " [" + unit + "]"),
+       "steps to 90% of best", "steps to its best", "gradient's steps to it", "wall time"}};
+  for (const MethodRun& m : runs) {
+    const Duel d = duel(runs[0], m);
     table.push_back({m.name, m.policy, std::to_string(m.steps_used), fmt("%.6g", m.best),
-                     steps_text(steps_to(m, v.threshold)), steps_text(steps_to(m, runs[1].best)),
-                     fmt("%.1f s", m.seconds)});
-  std::ostringstream os;
-  os << p.scene.name << ": " << p.episode_steps() << "-step episodes, budget " << budget
-     << " simulated steps per method; best reward " << fmt("%.6g", v.best)
-     << " m, 90% = " << fmt("%.6g", v.threshold) << " m\n"
-     << aligned_table(table);
-  if (runs[1].curve.empty()) {
-    os << "PPO did not run: the budget is below one PPO iteration ("
-       << p.locomotion().compare.ppo_episodes << " episodes)\n";
-    return os.str();
+                     steps_text(steps_to(m, v.threshold)), steps_text(d.baseline_steps),
+                     &m == &runs[0] ? "" : steps_text(d.gradient_steps), fmt("%.1f s", m.seconds)});
   }
-  os << "PPO reaches its best (" << fmt("%.6g", runs[1].best) << " m) after "
-     << steps_text(v.ppo_best_steps) << " steps; the gradient method "
-     << (v.grad_to_ppo_best < 0 ? "does not reach it"
-                                : "after " + steps_text(v.grad_to_ppo_best) + " steps")
-     << (std::isnan(v.ratio) ? std::string() : " (" + fmt("%.3g", v.ratio) + "x fewer)") << "\n";
+  std::ostringstream os;
+  os << p.scene.name << ": " << p.episodes.size() << " x " << p.episode_steps()
+     << "-step episodes, budget " << budget << " simulated steps per method; best reward "
+     << fmt("%.6g", v.best) << u << ", 90% = " << fmt("%.6g", v.threshold) << u << "\n"
+     << aligned_table(table);
+  for (size_t k = 1; k < runs.size(); ++k) {
+    const MethodRun& m = runs[k];
+    if (m.curve.empty()) {
+      os << m.name << " did not run: the budget is below one of its iterations\n";
+      continue;
+    }
+    const Duel d = duel(runs[0], m);
+    os << m.name << " reaches its best (" << fmt("%.6g", m.best) << u << ") after "
+       << steps_text(d.baseline_steps) << " steps; the gradient method "
+       << (d.gradient_steps < 0 ? "does not reach it"
+                                : "after " + steps_text(d.gradient_steps) + " steps")
+       << (std::isnan(d.ratio) ? std::string() : " (" + fmt("%.3g", d.ratio) + "x fewer)") << "\n";
+  }
   return os.str();
 }
 
@@ -276,13 +347,13 @@ json compare_scene(Scene scene, const CompareSettings& args, const Console& c) {
   apply_threads(args.overrides.threads);
   LocomotionProblem p = locomotion_problem(std::move(scene), args.overrides);
   const Locomotion& loc = p.locomotion();
+  const long episode = static_cast<long>(p.episodes.size()) * p.episode_steps();
   const long budget = args.budget > 0          ? args.budget
                       : loc.compare.budget > 0 ? loc.compare.budget
-                                               : 10L * loc.train.iterations * p.episode_steps();
-  if (budget < p.episode_steps())
+                                               : 10L * loc.train.iterations * episode;
+  if (budget < episode)
     throw InputError("compare: the budget (" + std::to_string(budget) +
-                     " steps) is shorter than one episode (" + std::to_string(p.episode_steps()) +
-                     " steps)");
+                     " steps) is shorter than one episode (" + std::to_string(episode) + " steps)");
   // The baselines' episodes side by side: --threads workers (default: one per core) in each
   // process, and over the processes of an MPI run; every process trains identically, the
   // first one reports and writes.
@@ -296,34 +367,49 @@ json compare_scene(Scene scene, const CompareSettings& args, const Console& c) {
   // A stop request ends the method that runs and skips the others; the curves so far are
   // written as usual, with "interrupted": true.
   const Stop stop = [&args] { return args.stop && args.stop(); };
-  const std::vector<MethodRun> runs = {run_gradient(p, gradient_budget, c, talk, stop),
-                                       run_ppo(p, budget, pool, c, talk, stop),
-                                       run_es(p, budget, pool, c, talk, stop)};
+  const auto wants = [&](const char* method) {
+    const auto& m = loc.compare.methods;
+    return m.empty() || std::find(m.begin(), m.end(), method) != m.end();
+  };
+  // The model-free policies need motors or muscles to drive; a throw has none.
+  const bool policy = p.rollout.controller != nullptr;
+  std::vector<MethodRun> runs = {run_gradient(p, gradient_budget, c, talk, stop)};
+  if (wants("cmaes")) runs.push_back(run_cmaes(p, budget, args.overrides.threads, c, talk, stop));
+  if (policy && wants("ppo")) runs.push_back(run_ppo(p, budget, pool, c, talk, stop));
+  if (policy && wants("es")) runs.push_back(run_es(p, budget, pool, c, talk, stop));
   const bool interrupted = stop();
   const Verdict v = judge(runs);
   json methods = json::array();
-  for (const MethodRun& m : runs) methods.push_back(method_json(m, v, runs[1].best));
-  const json summary{
-      {"command", "compare"},
-      {"softgrad_version", SOFTGRAD_VERSION},
-      {"scene", p.scene.name},
-      {"scene_file", p.scene.file.string()},
-      {"creature", loc.generator},
-      {"episode_steps", p.episode_steps()},
-      {"dt", p.scene.options.dt},
-      {"budget_steps", budget},
-      {"gradient_budget_steps", gradient_budget},
-      {"seed", loc.train.seed},
-      {"best_reward_m", v.best},
-      {"threshold_90_percent_m", v.threshold},
-      {"ppo_best_reward_m", runs[1].best},
-      {"ppo_steps_to_its_best", steps_json(v.ppo_best_steps)},
-      {"gradient_steps_to_ppo_best", steps_json(v.grad_to_ppo_best)},
-      {"ppo_over_gradient_steps", std::isnan(v.ratio) ? json(nullptr) : json(v.ratio)},
-      {"interrupted", interrupted},
-      {"methods", methods}};
+  for (const MethodRun& m : runs) methods.push_back(method_json(m, v, runs[0]));
+  json summary{{"command", "compare"},
+               {"softgrad_version", SOFTGRAD_VERSION},
+               {"scene", p.scene.name},
+               {"scene_file", p.scene.file.string()},
+               {"creature", loc.generator},
+               {"task", to_string(loc.task.type)},
+               {"reward_unit", unit_or_none(loc)},
+               {"episodes", p.episodes.size()},
+               {"episode_steps", p.episode_steps()},
+               {"dt", p.scene.options.dt},
+               {"budget_steps", budget},
+               {"gradient_budget_steps", gradient_budget},
+               {"seed", loc.train.seed},
+               {"best_reward_m", v.best},
+               {"threshold_90_percent_m", v.threshold}};
+  // The seed papers' comparisons, spelled out: PPO's and CMA-ES's best against the gradients.
+  for (const MethodRun& m : runs) {
+    const std::string key = m.name == "PPO" ? "ppo" : m.name == "CMA-ES" ? "cmaes" : "";
+    if (key.empty()) continue;
+    const Duel d = duel(runs[0], m);
+    summary[key + "_best_reward_m"] = reward_json(m.best);
+    summary[key + "_steps_to_its_best"] = steps_json(d.baseline_steps);
+    summary["gradient_steps_to_" + key + "_best"] = steps_json(d.gradient_steps);
+    summary[key + "_over_gradient_steps"] = std::isnan(d.ratio) ? json(nullptr) : json(d.ratio);
+  }
+  summary["interrupted"] = interrupted;
+  summary["methods"] = methods;
   if (!leader) return summary;
-  write_files(dir, runs, summary, p.scene.name);
+  write_files(dir, runs, summary, p.scene.name, p.reward_label());
   c.out << report_text(p, budget, runs, v) << "  output: " << dir.string()
         << " (compare.csv, compare.json, compare.svg)\n"
         << std::flush;
@@ -333,8 +419,9 @@ json compare_scene(Scene scene, const CompareSettings& args, const Console& c) {
 Command add_compare_command(CLI::App& program) {
   auto args = std::make_shared<CompareArgs>();
   CLI::App* cmd = program.add_subcommand(
-      "compare", "Gradient-based training against PPO and OpenAI-ES on a locomotion scene");
-  cmd->add_option("scene", args->scene, "Scene file (JSON) with a creature")->required();
+      "compare", "Gradient-based training against CMA-ES, PPO and OpenAI-ES on a control scene");
+  cmd->add_option("scene", args->scene, "Scene file (JSON) with a creature or a robot task")
+      ->required();
   add_common_options(*cmd, args->settings.overrides);
   cmd->add_option("-b,--budget", args->settings.budget,
                   "Simulated steps per method (default: the scene's compare.budget)")
@@ -343,8 +430,9 @@ Command add_compare_command(CLI::App& program) {
       "All methods train on the same episodes (train.episode_steps) with fixed seeds and at most\n"
       "BUDGET simulated steps each (forward steps; the gradient method's adjoint steps are not\n"
       "counted, the baselines' evaluation episodes neither). Rewards are distances travelled\n"
-      "[m]. Writes compare.csv, compare.json and compare.svg into OUT and prints, per method,\n"
-      "the steps it needs to reach 90% of the best reward any method reaches.\n");
+      "[m], or minus the task's loss. Writes compare.csv, compare.json and compare.svg into OUT\n"
+      "and prints, per method, the steps it needs to reach 90% of the best reward any method\n"
+      "reaches, and for each baseline the steps the gradient method needs to reach its best.\n");
   return {cmd, [args](const Console& c) {
             InterruptHandler interrupt;  // Ctrl-C, SIGTERM: the curves so far are written
             CompareSettings settings = args->settings;

@@ -69,7 +69,7 @@ std::vector<TrainIteration> earlier_curve(const std::filesystem::path& csv, int 
 }
 
 void write_curve_files(const std::filesystem::path& dir, const std::vector<TrainIteration>& curve,
-                       const std::string& name) {
+                       const std::string& name, const std::string& reward_label) {
   std::ostringstream out;
   out << kCurveHeader << "\n";
   out.precision(17);  // exact: a resumed run reads it back
@@ -86,11 +86,8 @@ void write_curve_files(const std::filesystem::path& dir, const std::vector<Train
   }
   write_svg_plots(
       (dir / "loss.svg").string(),
-      {LinePlot{name + ": reward (distance travelled) per iteration",
-                "iteration",
-                "reward [m]",
-                {by_iteration}},
-       LinePlot{"against simulated steps", "simulated steps", "reward [m]", {by_steps}}});
+      {LinePlot{name + ": reward per iteration", "iteration", reward_label, {by_iteration}},
+       LinePlot{"against simulated steps", "simulated steps", reward_label, {by_steps}}});
 }
 
 json controller_json(const Controller& c, double reward) {
@@ -100,6 +97,13 @@ json controller_json(const Controller& c, double reward) {
               {"reward_m", reward},
               {"n_parameters", psi.size()},
               {"parameters", std::vector<double>(psi.data(), psi.data() + psi.size())}};
+}
+
+// The trained values by name (launch velocities), for tasks without a controller.
+json parameters_json(const ParameterSet& params, const Eigen::VectorXd& theta, double reward) {
+  json values = json::object();
+  for (int i = 0; i < theta.size(); ++i) values[params.label(i)] = theta[i];
+  return json{{"reward", reward}, {"parameters", values}};
 }
 
 }  // namespace
@@ -122,12 +126,12 @@ json train_scene(Scene scene, const TrainSettings& args, const Console& c) {
     if (total < 0) total = it.iteration - 1 + o.iterations;
     if (talk)
       c.err << "softgrad: iteration " << it.iteration << "/" << total
-            << line(": reward %.6g m, |g| %.3g, %.0f simulated steps, %.1f s", -it.loss,
+            << line(": reward %.6g, |g| %.3g, %.0f simulated steps, %.1f s", -it.loss,
                     it.gradient_norm, static_cast<double>(it.simulated_steps), it.seconds)
             << std::endl;
   };
-  const ParameterSet params(*p.sim, p.rollout, {"controller"});
-  const TrainReport report = train(*p.sim, p.rollout, *p.loss, params, o);
+  const ParameterSet params(*p.sim, p.episodes.front().rollout, p.parameters);
+  const TrainReport report = train(*p.sim, p.episodes, params, o);
   if (report.history.empty() || report.best.size() == 0)
     throw InputError(scene_label(p.scene) + ": training did not produce a controller (" +
                      report.termination + ")");
@@ -136,12 +140,15 @@ json train_scene(Scene scene, const TrainSettings& args, const Console& c) {
   std::vector<TrainIteration> curve =
       first > 1 ? earlier_curve(dir / "loss.csv", first) : std::vector<TrainIteration>{};
   curve.insert(curve.end(), report.history.begin(), report.history.end());
-  write_curve_files(dir, curve, p.scene.name);
+  write_curve_files(dir, curve, p.scene.name, p.reward_label());
   const double reward = -report.best_loss;
-  write_json_file(dir / "best_controller.json", controller_json(*p.rollout.controller, reward));
+  const Rollout& best = p.episodes.front().rollout;  // holds the best parameters
+  const std::string best_file = best.controller ? "best_controller.json" : "best_launch.json";
+  write_json_file(dir / best_file, best.controller ? controller_json(*best.controller, reward)
+                                                   : parameters_json(params, report.best, reward));
   const int every = p.scene.output.vtu ? std::max(p.scene.output.every, 0) : 0;
   const double replay = write_rollout(
-      p, p.rollout.controller, dir, every,
+      p, best, dir, every,
       p.scene.name + ": the best controller, " + std::to_string(p.episode_steps()) + " steps");
   int best_iteration = curve.front().iteration;  // the first lowest loss of the whole curve
   double lowest = curve.front().loss;
@@ -154,11 +161,14 @@ json train_scene(Scene scene, const TrainSettings& args, const Console& c) {
          {"scene", p.scene.name},
          {"scene_file", p.scene.file.string()},
          {"creature", loc.generator},
+         {"task", to_string(loc.task.type)},
+         {"episodes", p.episodes.size()},
          {"n_verts", p.scene.model->n_verts},
          {"n_muscles", loc.creature.n_muscles},
          {"body_length_m", loc.creature.body_length},
-         {"controller", p.rollout.controller->name()},
-         {"n_parameters", p.rollout.controller->n_parameters()},
+         {"controller", best.controller ? best.controller->name() : "none"},
+         {"trained", p.parameters},
+         {"n_parameters", params.size()},
          {"optimizer", to_string(o.optimizer)},
          {"iterations", o.iterations},
          {"resumed", args.resume},
@@ -167,6 +177,7 @@ json train_scene(Scene scene, const TrainSettings& args, const Console& c) {
          {"dt", dt},
          {"episode_steps", p.episode_steps()},
          {"episode_s", p.episode_steps() * dt},
+         {"reward_unit", loc.reward_unit()},  // the *_reward_m keys: m only for distances
          {"initial_reward_m", -curve.front().loss},
          {"best_reward_m", reward},
          {"best_iteration", best_iteration},
@@ -177,8 +188,7 @@ json train_scene(Scene scene, const TrainSettings& args, const Console& c) {
          {"wall_time_s", seconds},
          {"termination", report.termination}};
 
-  json files = {"loss.csv", "loss.svg", "best_controller.json", "best_parameters.txt",
-                "train_state.txt"};
+  json files = {"loss.csv", "loss.svg", best_file, "best_parameters.txt", "train_state.txt"};
   if (every > 0) files.push_back("rollout.pvd");
   if (p.scene.model->dim == 2) files.push_back("gait.svg");
   s["files"] = files;
@@ -186,11 +196,15 @@ json train_scene(Scene scene, const TrainSettings& args, const Console& c) {
   c.out << p.scene.name << ": " << report.history.size() << " iterations ("
         << to_string(o.optimizer)
         << (first > 1 ? ", resumed after " + std::to_string(first - 1) : "")
-        << line("), reward %.6g -> %.6g m (%.3g body lengths in %.3g s)", -curve.front().loss,
-                reward, reward / loc.creature.body_length, p.episode_steps() * dt)
+        << (loc.task.type == TaskType::Distance
+                ? line("), reward %.6g -> %.6g m (%.3g body lengths in %.3g s)",
+                       -curve.front().loss, reward, reward / loc.creature.body_length,
+                       p.episode_steps() * dt)
+                : line("), loss %.6g -> %.6g over %g episodes of %.3g s", curve.front().loss,
+                       -reward, static_cast<double>(p.episodes.size()), p.episode_steps() * dt))
         << ", " << report.simulated_steps << " simulated steps, "
         << line("%.1f s\n", seconds, 0, 0, 0) << "  output: " << dir.string()
-        << " (loss.csv, loss.svg, best_controller.json, summary.json"
+        << " (loss.csv, loss.svg, " << best_file << ", summary.json"
         << (every > 0 ? ", rollout.pvd" : "") << (p.scene.model->dim == 2 ? ", gait.svg" : "")
         << ")\n"
         << std::flush;
@@ -200,8 +214,11 @@ json train_scene(Scene scene, const TrainSettings& args, const Console& c) {
 Command add_train_command(CLI::App& program) {
   auto args = std::make_shared<TrainArgs>();
   CLI::App* cmd = program.add_subcommand(
-      "train", "Train a locomotion scene's controller by gradients through the simulator");
-  cmd->add_option("scene", args->scene, "Scene file (JSON) with a creature")->required();
+      "train",
+      "Train a control scene (a creature's or a robot's controller, or a throw's launch) by "
+      "gradients through the simulator");
+  cmd->add_option("scene", args->scene, "Scene file (JSON) with a creature or a robot task")
+      ->required();
   add_common_options(*cmd, args->settings.overrides);
   cmd->add_option("-n,--iterations", args->settings.iterations,
                   "Optimiser iterations (default: the scene's train.iterations)")
@@ -210,9 +227,10 @@ Command add_train_command(CLI::App& program) {
                 "Continue the run in OUT (train_state.txt: iterations numbered on, the optimiser "
                 "where it stopped, loss.csv appended; else from best_parameters.txt)");
   cmd->footer(
-      "Writes into OUT: loss.csv and loss.svg (reward = distance travelled, per iteration and\n"
-      "against simulated steps), best_controller.json and best_parameters.txt, a rollout with\n"
-      "the best controller (rollout.pvd; gait.svg in 2D) and summary.json. Ctrl-C or SIGTERM\n"
+      "Writes into OUT: loss.csv and loss.svg (reward = distance travelled, or minus the task's\n"
+      "loss, per iteration and against simulated steps), best_controller.json (a throw:\n"
+      "best_launch.json) and best_parameters.txt, a rollout with the best controller\n"
+      "(rollout.pvd; gait.svg in 2D) and summary.json. Ctrl-C or SIGTERM\n"
       "stops after the current iteration and writes them all. Exit codes: 0 done, 1 bad input\n"
       "or arguments, 3 internal error, 130 interrupted by Ctrl-C, 143 by SIGTERM.\n");
   return {cmd, [args](const Console& c) {

@@ -184,6 +184,87 @@ double Box::time_of_impact(const double* x, const double* dx, int dim) const {
   return t_in;
 }
 
+// ---- capsule ---------------------------------------------------------------------------------
+
+namespace {
+
+/// The smaller root t of |r + t dx|^2 = R^2 over the components k with use[k], if it is in
+/// [0, 1] (the first time a straight motion from r, outside, meets the ball or slab); else 2.
+double entry_time(const double* r, const double* dx, const bool* use, int dim, double R) {
+  double a = 0.0, b = 0.0, c = -R * R;
+  for (int k = 0; k < dim; ++k)
+    if (use[k]) {
+      a += dx[k] * dx[k];
+      b += 2.0 * r[k] * dx[k];
+      c += r[k] * r[k];
+    }
+  const double disc = b * b - 4.0 * a * c;
+  if (a == 0.0 || disc < 0.0) return 2.0;
+  const double t = (-b - std::sqrt(disc)) / (2.0 * a);
+  return t >= 0.0 && t <= 1.0 ? t : 2.0;
+}
+
+}  // namespace
+
+Capsule::Capsule(std::string name, const Eigen::Vector3d& center, double length, double radius)
+    : Obstacle(std::move(name)), center_(center), length_(length), radius_(radius) {}
+
+void Capsule::validate(int) const {
+  if (!(radius_ > 0.0) || !std::isfinite(radius_)) fail(*this, "the radius must be positive");
+  if (!(length_ >= 0.0) || !std::isfinite(length_))
+    fail(*this, "the length must be finite and >= 0");
+}
+
+bool Capsule::offset(const double* x, int dim, double* r) const {
+  for (int k = 0; k < dim; ++k) r[k] = x[k] - center_[k];
+  const double half = 0.5 * length_;
+  const bool beside = std::abs(r[1]) < half;
+  r[1] -= std::clamp(r[1], -half, half);
+  return beside;
+}
+
+double Capsule::distance(const double* x, int dim) const {
+  double r[3] = {0.0, 0.0, 0.0}, s = 0.0;
+  offset(x, dim, r);
+  for (int k = 0; k < dim; ++k) s += r[k] * r[k];
+  return std::sqrt(s) - radius_;
+}
+
+void Capsule::distance_derivatives(const double* x, int dim, double* g, double* H) const {
+  normal(x, dim, g, H);
+}
+
+void Capsule::normal(const double* x, int dim, double* n, double* J) const {
+  double r[3] = {0.0, 0.0, 0.0}, s = 0.0;
+  const bool beside = offset(x, dim, r);
+  for (int k = 0; k < dim; ++k) s += r[k] * r[k];
+  if (!(s > 0.0)) {  // on the segment itself: every direction is as near; take x
+    zero(J, dim * dim);
+    for (int k = 0; k < dim; ++k) n[k] = k == 0 ? 1.0 : 0.0;
+    return;
+  }
+  const double len = std::sqrt(s);
+  radial(r, dim, len, n, J);
+  // Beside the segment the nearest point slides along the axis with x: no curvature along y.
+  if (J && beside) J[dim + 1] -= 1.0 / len;
+}
+
+double Capsule::time_of_impact(const double* x, const double* dx, int dim) const {
+  if (!(distance(x, dim) > 0.0)) return 0.0;
+  // The capsule is the union of its cylinder and its end balls: the motion enters it when it
+  // first enters one of them (through the cylinder's side; its flat ends lie in the balls).
+  double r[3] = {0.0, 0.0, 0.0};
+  for (int k = 0; k < dim; ++k) r[k] = x[k] - center_[k];
+  const bool lateral[3] = {true, false, true}, all[3] = {true, true, true};
+  double t = entry_time(r, dx, lateral, dim, radius_);
+  if (t <= 1.0 && std::abs(r[1] + t * dx[1]) > 0.5 * length_) t = 2.0;
+  for (const double end : {-0.5 * length_, 0.5 * length_}) {
+    const double re[3] = {r[0], r[1] - end, r[2]};
+    t = std::min(t, entry_time(re, dx, all, dim, radius_));
+  }
+  return std::min(t, 1.0);
+}
+
 // ---- height field ----------------------------------------------------------------------------
 
 namespace {

@@ -15,8 +15,8 @@ void check_size(const Eigen::VectorXd& psi, int expected, const std::string& who
 }
 
 void check_bound(double a_max, const std::string& who) {
-  if (!(a_max > 0.0 && a_max < 1.0))
-    throw InputError(who + " controller: the activation bound must lie in (0, 1)");
+  if (!(a_max > 0.0) || !std::isfinite(a_max))
+    throw InputError(who + " controller: the output bound must be positive and finite");
 }
 
 }  // namespace
@@ -151,13 +151,26 @@ void KeyframeController::backprop(int n, const State&, const Eigen::VectorXd&,
 MlpController::MlpController(const Model& model, int n_outputs, double dt, Options options)
     : dim_(model.dim), dt_(dt), options_(std::move(options)) {
   check_bound(options_.a_max, "MLP");
-  if (options_.observed.empty())
-    for (int v = 0; v < model.n_mesh_verts(); ++v) options_.observed.push_back(v);
-  for (int v : options_.observed)
-    if (v < 0 || v >= model.n_verts)
-      throw InputError("MLP controller: observed vertex " + std::to_string(v) +
-                       " is not in the model");
-  std::vector<int> sizes{2 * dim_ * static_cast<int>(options_.observed.size()) + 2};
+  int inputs = 2 + static_cast<int>(options_.goal.size());
+  if (options_.sensors) {
+    const int n = options_.sensors->size();
+    if (options_.sensor_scale.size() == 0) options_.sensor_scale = Eigen::VectorXd::Ones(n);
+    if (options_.sensor_scale.size() != n || !(options_.sensor_scale.array() > 0.0).all())
+      throw InputError("MLP controller: sensor_scale needs " + std::to_string(n) +
+                       " positive values");
+    options_.observed.clear();
+    inputs += n;
+  } else {
+    if (options_.observed.empty())
+      for (int v = 0; v < model.n_mesh_verts(); ++v) options_.observed.push_back(v);
+    for (int v : options_.observed)
+      if (v < 0 || v >= model.n_verts)
+        throw InputError("MLP controller: observed vertex " + std::to_string(v) +
+                         " is not in the model");
+    inputs += 2 * dim_ * static_cast<int>(options_.observed.size());
+  }
+  if (!options_.goal.allFinite()) throw InputError("MLP controller: the goal is not finite");
+  std::vector<int> sizes{inputs};
   sizes.insert(sizes.end(), options_.hidden.begin(), options_.hidden.end());
   sizes.push_back(n_outputs);
   mlp_ = Mlp(sizes, options_.seed);
@@ -172,7 +185,26 @@ void MlpController::set_parameters(const Eigen::VectorXd& psi) {
   mlp_.set_parameters(psi);
 }
 
+void MlpController::set_goal(const Eigen::VectorXd& goal) {
+  if (goal.size() != options_.goal.size() || !goal.allFinite())
+    throw InputError("MLP controller: the goal needs " + std::to_string(options_.goal.size()) +
+                     " finite values, got " + std::to_string(goal.size()));
+  options_.goal = goal;
+}
+
 Eigen::VectorXd MlpController::observe(int n, const State& s) const {
+  const double phase = 2.0 * std::numbers::pi * n * dt_ / options_.period;
+  const Eigen::Index g = options_.goal.size();
+  if (options_.sensors) {
+    const int m = options_.sensors->size();
+    Eigen::VectorXd obs(m + g + 2);
+    options_.sensors->read(s, obs.data());
+    obs.head(m).array() /= options_.sensor_scale.array();
+    obs.segment(m, g) = options_.goal / options_.length_scale;
+    obs[m + g] = std::sin(phase);
+    obs[m + g + 1] = std::cos(phase);
+    return obs;
+  }
   const int k = static_cast<int>(options_.observed.size());
   Eigen::VectorXd cx = Eigen::VectorXd::Zero(dim_), cv = Eigen::VectorXd::Zero(dim_);
   for (int v : options_.observed) {
@@ -181,16 +213,16 @@ Eigen::VectorXd MlpController::observe(int n, const State& s) const {
   }
   cx /= k;
   cv /= k;
-  Eigen::VectorXd obs(2 * dim_ * k + 2);
+  Eigen::VectorXd obs(2 * dim_ * k + g + 2);
   for (int i = 0; i < k; ++i) {
     const int v = options_.observed[i];
     obs.segment(i * dim_, dim_) = (s.x.segment(v * dim_, dim_) - cx) / options_.length_scale;
     obs.segment((k + i) * dim_, dim_) =
         (s.v.segment(v * dim_, dim_) - cv) / options_.velocity_scale;
   }
-  const double phase = 2.0 * std::numbers::pi * n * dt_ / options_.period;
-  obs[2 * dim_ * k] = std::sin(phase);
-  obs[2 * dim_ * k + 1] = std::cos(phase);
+  obs.segment(2 * dim_ * k, g) = options_.goal / options_.length_scale;
+  obs[2 * dim_ * k + g] = std::sin(phase);
+  obs[2 * dim_ * k + g + 1] = std::cos(phase);
   return obs;
 }
 
@@ -199,7 +231,9 @@ Eigen::VectorXd MlpController::act(int n, const State& s, const Eigen::VectorXd&
   const double a = options_.a_max;
   Eigen::VectorXd u(y.size());
   for (int i = 0; i < y.size(); ++i)
-    u[i] = a * std::tanh(std::atanh(u_prev[i] / a) + options_.delta * std::tanh(y[i]));
+    u[i] = options_.delta > 0.0
+               ? a * std::tanh(std::atanh(u_prev[i] / a) + options_.delta * std::tanh(y[i]))
+               : a * std::tanh(y[i]);  // delta 0: direct outputs
   return u;
 }
 
@@ -212,6 +246,10 @@ void MlpController::backprop(int n, const State& s, const Eigen::VectorXd& u_pre
   const double a = options_.a_max;
   Eigen::VectorXd ybar(y.size());
   for (int i = 0; i < y.size(); ++i) {
+    if (!(options_.delta > 0.0)) {  // u = a tanh(y)
+      ybar[i] = ubar[i] * a * (1.0 - std::tanh(y[i]) * std::tanh(y[i]));
+      continue;
+    }
     const double r = u_prev[i] / a;
     const double w = std::atanh(r) + options_.delta * std::tanh(y[i]);
     const double dw = ubar[i] * a * (1.0 - std::tanh(w) * std::tanh(w));  // dL/dw
@@ -219,6 +257,13 @@ void MlpController::backprop(int n, const State& s, const Eigen::VectorXd& u_pre
     u_prev_bar[i] += dw / (a * (1.0 - r * r));
   }
   const Eigen::VectorXd obs_bar = mlp_.backward(obs, ybar, psi_bar);
+  if (options_.sensors) {
+    // obs = s_k / scale_k: the sensors' own reverse mode.
+    const Eigen::VectorXd s_bar =
+        obs_bar.head(options_.sensors->size()).cwiseQuotient(options_.sensor_scale);
+    options_.sensors->backprop(s, s_bar.data(), xbar, vbar);
+    return;
+  }
   // obs = (x_v - mean x) / L and (v_v - mean v) / V for the observed vertices.
   const int k = static_cast<int>(options_.observed.size());
   Eigen::VectorXd sx = Eigen::VectorXd::Zero(dim_), sv = Eigen::VectorXd::Zero(dim_);

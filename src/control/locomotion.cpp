@@ -1,11 +1,13 @@
 // A scene's locomotion problem: creature generators, the controller it asks for, the objective.
 #include "softgrad/locomotion.hpp"
 
+#include <Eigen/Geometry>
 #include <algorithm>
 #include <cmath>
 #include <random>
 
 #include "softgrad/errors.hpp"
+#include "softgrad/sensor_loss.hpp"
 
 namespace softgrad {
 namespace {
@@ -88,8 +90,108 @@ std::shared_ptr<Controller> Locomotion::make_controller(double dt) const {
   throw InputError("controller: unknown type");
 }
 
-std::shared_ptr<const Loss> Locomotion::make_loss() const {
-  return std::make_shared<DisplacementLoss>(*creature.model, std::vector<int>{}, direction);
+const char* to_string(TaskType type) {
+  switch (type) {
+    case TaskType::Distance:
+      return "distance";
+    case TaskType::Reach:
+      return "reach";
+    case TaskType::Throw:
+      return "throw";
+    case TaskType::Balance:
+      return "balance";
+  }
+  return "?";
+}
+
+std::vector<std::string> Locomotion::trained_parameters() const {
+  if (task.type != TaskType::Throw) return {"controller"};
+  const std::string body = "rigid:" + creature.model->rigid_bodies.at(task.body).name;
+  return {body + ".velocity", body + ".angular_velocity"};
+}
+
+std::vector<TaskEpisode> Locomotion::episodes(int count, std::uint64_t seed) const {
+  const Model& model = *creature.model;
+  const int n = count > 0 ? count : task.episodes;
+  std::vector<TaskEpisode> out;
+  if (task.type == TaskType::Reach) {
+    // Goals uniform in the box target +- spread.
+    std::mt19937_64 rng(seed != 0 ? seed : train.seed);
+    for (int k = 0; k < n; ++k) {
+      Eigen::Vector3d u;
+      for (int i = 0; i < 3; ++i) u[i] = 2.0 * static_cast<double>(rng() >> 11) * 0x1.0p-53 - 1.0;
+      out.push_back({task.target + task.spread.cwiseProduct(u), {}});
+    }
+  } else if (task.type == TaskType::Balance) {
+    // Kicks of the first joint's child about the joint's axis: +-kick/n, +-2 kick/n, ...
+    const Joint& j = model.joints.at(task.joints.at(0));
+    const RigidBody& child = model.rigid_bodies[j.child];
+    const Eigen::Vector3d anchor = child.point(model.X, j.anchor_child);
+    const Eigen::Vector3d axis = child.direction(model.X, j.axis_child).normalized();
+    for (int k = 0; k < n; ++k) {
+      const double w = task.kick * ((k / 2) + 1) / ((n + 1) / 2) * (k % 2 == 0 ? 1.0 : -1.0);
+      Eigen::VectorXd v = Eigen::VectorXd::Zero(model.n_dofs());
+      const Eigen::Vector3d omega = w * axis;
+      set_rigid_velocity(model, j.child, omega.cross(child.position(model.X) - anchor), omega,
+                         model.X, v);
+      out.push_back({{}, std::move(v)});
+    }
+  } else {
+    out.push_back({});
+  }
+  return out;
+}
+
+std::shared_ptr<const Loss> Locomotion::make_loss(const TaskEpisode& episode) const {
+  const Model& model = *creature.model;
+  switch (task.type) {
+    case TaskType::Distance:
+      return std::make_shared<DisplacementLoss>(model, std::vector<int>{}, direction);
+    case TaskType::Reach:
+    case TaskType::Throw: {
+      const Sensor hand{Sensor::Kind::BodyPoint, task.body, task.point};
+      const Eigen::Vector3d target =
+          task.type == TaskType::Reach ? Eigen::Vector3d(episode.goal) : task.target;
+      return std::make_shared<SensorLoss>(model, std::vector<Sensor>{hand}, target,
+                                          Eigen::Vector3d::Ones(),
+                                          task.type == TaskType::Throw ? 1.0 : task.from);
+    }
+    case TaskType::Balance: {
+      std::vector<Sensor> sensors;
+      for (int j : task.joints)
+        sensors.push_back({Sensor::Kind::JointPosition, j, Eigen::Vector3d::Zero()});
+      const Eigen::VectorXd w =
+          Eigen::Map<const Eigen::VectorXd>(task.weights.data(), task.weights.size());
+      return std::make_shared<SensorLoss>(model, std::move(sensors),
+                                          Eigen::VectorXd::Zero(w.size()), w, task.from);
+    }
+  }
+  throw InputError("task: unknown type");
+}
+
+std::shared_ptr<const Loss> Locomotion::make_loss() const { return make_loss(episodes().front()); }
+
+std::function<double(const State&, const State&)> Locomotion::episode_reward(
+    const TaskEpisode& episode, int steps) const {
+  if (task.type == TaskType::Distance) return progress_reward();
+  std::shared_ptr<const Loss> loss = make_loss(episode);
+  return [loss, steps](const State&, const State& next) {
+    return -loss->evaluate(next.step, steps, next, nullptr, nullptr);
+  };
+}
+
+Rollout Locomotion::episode_rollout(const Rollout& base, const TaskEpisode& episode) const {
+  Rollout r = base;
+  if (episode.velocity.size() > 0) r.initial.v = episode.velocity;
+  if (episode.goal.size() > 0 && r.controller) {
+    auto mlp = std::dynamic_pointer_cast<const MlpController>(r.controller);
+    if (mlp) {
+      auto copy = std::make_shared<MlpController>(*mlp);
+      copy->set_goal(episode.goal);
+      r.controller = std::move(copy);
+    }
+  }
+  return r;
 }
 
 std::function<double(const State&, const State&)> Locomotion::progress_reward() const {
@@ -100,9 +202,53 @@ std::function<double(const State&, const State&)> Locomotion::progress_reward() 
   };
 }
 
+namespace {
+
+/// A robot's observations: default_robot_sensors, each scaled to order 1 by the controller's
+/// length and velocity scales (angles and axes as they are).
+void robot_observations(const Model& model, const ControllerSpec& c, MlpController::Options& o) {
+  std::vector<Sensor> sensors = default_robot_sensors(model);
+  auto set = std::make_shared<const SensorSet>(model, sensors);
+  o.sensor_scale.resize(set->size());
+  int k = 0;
+  for (const Sensor& s : sensors) {
+    double scale = 1.0;
+    int n = 1;
+    switch (s.kind) {
+      case Sensor::Kind::JointPosition:
+        scale = model.joints[s.index].type == JointType::Slider ? c.length_scale : 1.0;
+        break;
+      case Sensor::Kind::JointVelocity:
+        scale = model.joints[s.index].type == JointType::Slider ? c.velocity_scale
+                                                                : c.velocity_scale / c.length_scale;
+        break;
+      case Sensor::Kind::BodyPosition:
+      case Sensor::Kind::BodyPoint:
+        scale = c.length_scale, n = 3;
+        break;
+      case Sensor::Kind::BodyVelocity:
+        scale = c.velocity_scale, n = 3;
+        break;
+      case Sensor::Kind::BodyAxes:
+        n = 9;
+        break;
+      case Sensor::Kind::BodyAngularVelocity:
+        scale = c.velocity_scale / c.length_scale, n = 3;
+        break;
+    }
+    o.sensor_scale.segment(k, n).setConstant(scale);
+    k += n;
+  }
+  o.sensors = std::move(set);
+}
+
+}  // namespace
+
 MlpController::Options Locomotion::mlp_options(const std::vector<int>& hidden, double delta,
                                                double period) const {
   MlpController::Options o;
+  if (robot()) robot_observations(*creature.model, controller, o);
+  if (task.type == TaskType::Reach) o.goal = task.target;
   o.hidden = hidden;
   o.a_max = controller.a_max;
   o.delta = delta;

@@ -22,40 +22,42 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-/// Loss and gradient at theta, with the bookkeeping every optimiser shares.
+/// Loss and gradient at theta (the mean over the episodes), with the bookkeeping every optimiser
+/// shares.
 class Objective {
  public:
   /// `seconds` and the report's counts carry on from an earlier run when resumed.
-  Objective(Simulator& sim, Rollout& rollout, const Loss& loss, const ParameterSet& params,
+  Objective(Simulator& sim, std::vector<Episode>& episodes, const ParameterSet& params,
             const TrainOptions& options, TrainReport& report, double seconds)
       : sim_(sim),
-        rollout_(rollout),
-        loss_(loss),
+        episodes_(episodes),
         params_(params),
         options_(options),
         report_(report),
         start_(Clock::now() - std::chrono::duration_cast<Clock::duration>(
                                   std::chrono::duration<double>(seconds))) {}
 
-  /// Returns +infinity (and a zero gradient) when the simulation fails.
+  /// Returns +infinity (and a zero gradient) when a simulation fails.
   double operator()(const Eigen::VectorXd& theta, Eigen::VectorXd& grad) {
-    double l = std::numeric_limits<double>::infinity();
+    double l = 0.0;
     grad.setZero(theta.size());
+    const double share = 1.0 / static_cast<double>(episodes_.size());
     try {
-      params_.set(sim_, rollout_, theta);
-      const Trajectory traj = simulate(sim_, rollout_, options_.trajectory);
-      report_.simulated_steps += traj.steps();
-      const GradientResult g = gradient(sim_, traj, loss_, params_, options_.adjoint);
-      report_.simulated_steps += g.report.recomputed_steps;
-      ++report_.gradient_evaluations;
-      l = g.loss;
-      grad = g.gradient;
-      if (!std::isfinite(l) || !grad.allFinite()) {
-        l = std::numeric_limits<double>::infinity();
-        grad.setZero();
+      for (Episode& e : episodes_) {
+        params_.set(sim_, e.rollout, theta);
+        const Trajectory traj = simulate(sim_, e.rollout, options_.trajectory);
+        report_.simulated_steps += traj.steps();
+        const GradientResult g = gradient(sim_, traj, *e.loss, params_, options_.adjoint);
+        report_.simulated_steps += g.report.recomputed_steps;
+        l += share * g.loss;
+        grad += share * g.gradient;
       }
+      ++report_.gradient_evaluations;
+      if (!std::isfinite(l) || !grad.allFinite()) throw InputError("a non-finite loss or gradient");
     } catch (const std::exception& e) {
       log(LogLevel::Warn, std::string("training: evaluation failed: ") + e.what());
+      l = std::numeric_limits<double>::infinity();
+      grad.setZero();
     }
     if (l < report_.best_loss) {
       report_.best_loss = l;
@@ -85,8 +87,7 @@ class Objective {
 
  private:
   Simulator& sim_;
-  Rollout& rollout_;
-  const Loss& loss_;
+  std::vector<Episode>& episodes_;
   const ParameterSet& params_;
   const TrainOptions& options_;
   TrainReport& report_;
@@ -227,13 +228,16 @@ Eigen::VectorXd load_parameters(const std::string& file) {
   return theta;
 }
 
-TrainReport train(Simulator& sim, Rollout& rollout, const Loss& loss, const ParameterSet& params,
+TrainReport train(Simulator& sim, std::vector<Episode>& episodes, const ParameterSet& params,
                   const TrainOptions& options) {
   if (options.iterations < 0) throw InputError("training: iterations must be >= 0");
   if (!(options.learning_rate > 0.0)) throw InputError("training: the learning rate must be > 0");
+  if (episodes.empty()) throw InputError("training: no episodes");
+  for (const Episode& e : episodes)
+    if (!e.loss) throw InputError("training: an episode has no loss");
   TrainReport report;
   report.best_loss = std::numeric_limits<double>::infinity();
-  Eigen::VectorXd theta = params.get(sim, rollout);
+  Eigen::VectorXd theta = params.get(sim, episodes.front().rollout);
   std::optional<detail::TrainState> resumed;
   if (options.resume && !options.state.empty() && std::filesystem::exists(options.state)) {
     resumed = detail::load_train_state(options.state);
@@ -254,14 +258,24 @@ TrainReport train(Simulator& sim, Rollout& rollout, const Loss& loss, const Para
                        " parameters, the problem has " + std::to_string(theta.size()));
     theta = saved;
   }
-  Objective f(sim, rollout, loss, params, options, report, resumed ? resumed->seconds : 0.0);
+  Objective f(sim, episodes, params, options, report, resumed ? resumed->seconds : 0.0);
   const detail::TrainState* from = resumed ? &*resumed : nullptr;
   if (options.optimizer == Optimizer::Adam) {
     adam(f, theta, options, report, from);
   } else {
     lbfgs(f, theta, options, report, from);
   }
-  if (report.best.size() == theta.size()) params.set(sim, rollout, report.best);
+  if (report.best.size() == theta.size())
+    for (Episode& e : episodes) params.set(sim, e.rollout, report.best);
+  return report;
+}
+
+TrainReport train(Simulator& sim, Rollout& rollout, const Loss& loss, const ParameterSet& params,
+                  const TrainOptions& options) {
+  // One episode whose loss is the caller's (not owned).
+  std::vector<Episode> episodes{{rollout, std::shared_ptr<const Loss>(&loss, [](const Loss*) {})}};
+  TrainReport report = train(sim, episodes, params, options);
+  rollout = std::move(episodes.front().rollout);
   return report;
 }
 

@@ -15,6 +15,9 @@ LocomotionOptions locomotion_options(const Locomotion& loc) {
   o.n_muscles = loc.creature.n_muscles;
   o.controller = loc.policy_options();
   o.reward = loc.progress_reward();
+  if (loc.task.type != TaskType::Distance)
+    for (const TaskEpisode& e : loc.episodes())
+      o.episodes.push_back({e.goal, e.velocity, loc.episode_reward(e, loc.train.episode_steps)});
   return o;
 }
 namespace {
@@ -23,6 +26,8 @@ namespace {
 /// smallest input) and no hidden layer, i.e. a linear map y = W o + b.
 MlpController::Options action_options(MlpController::Options o) {
   o.observed = {0};
+  o.sensors.reset();
+  o.goal.resize(0);
   o.hidden.clear();
   return o;
 }
@@ -76,6 +81,15 @@ LocomotionEnv::LocomotionEnv(Simulator& sim, Rollout rollout, LocomotionOptions 
 
 Eigen::VectorXd LocomotionEnv::reset() {
   state_ = rollout_.initial;
+  reward_ = options_.reward;
+  if (!options_.episodes.empty()) {
+    // The next variant in turn: its start, goal and reward.
+    const auto& e = options_.episodes[episodes_started_ % options_.episodes.size()];
+    if (e.velocity.size() > 0) state_.v = e.velocity;
+    if (e.goal.size() > 0) policy_shape_->set_goal(e.goal);
+    if (e.reward) reward_ = e.reward;
+  }
+  ++episodes_started_;
   active_ = true;
   return policy_shape_->observe(state_.step, state_);
 }
@@ -96,8 +110,8 @@ StepResult LocomotionEnv::step(const Eigen::VectorXd& action) {
   StepResult r;
   double reward = std::numeric_limits<double>::quiet_NaN();
   if (report_.converged() && next.x.allFinite() && next.v.allFinite())
-    reward = options_.reward ? options_.reward(state_, next)
-                             : center_.center(next.x)[0] - center_.center(state_.x)[0];
+    reward =
+        reward_ ? reward_(state_, next) : center_.center(next.x)[0] - center_.center(state_.x)[0];
   // A failed step ends the episode with the penalty and keeps s_n.
   if (!std::isfinite(reward)) {
     active_ = false;

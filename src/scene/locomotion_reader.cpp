@@ -61,7 +61,9 @@ constexpr KeySpec kControllerKeys[] = {
      "sine",
      "sine: a gait (amplitude, phase, offset per muscle, one frequency); keyframes: piecewise "
      "linear through keys per period; open_loop: free per-step values; mlp: closed-loop policy"},
-    {"a_max", Number, "", kOpenUnit, "", "0.3", "activations are bounded by +-a_max"},
+    {"a_max", Number, "", kPositive, "", "0.3",
+     "the outputs are bounded by +-a_max: muscle activations (< 1), or a robot's motor targets "
+     "(rad, m, N m or N)"},
     {"frequency", Number, "Hz", kPositive, "", "2", "sine: initial frequency"},
     {"amplitude", Number, "", kAnyNumber, "", "1", "sine: initial amplitude (tanh^-1 units)"},
     {"phase_step", Number, "rad", kAnyNumber, "", "0.9",
@@ -74,8 +76,9 @@ constexpr KeySpec kControllerKeys[] = {
     {"init_std", Number, "", kNonNegative, "", "0.5",
      "keyframes, open_loop: initial values N(0, init_std^2), seeded by /train/seed"},
     {"hidden", Integers, "", kLayerSize, "", "[32, 32]", "mlp: hidden layer sizes (at most 8)"},
-    {"delta", Number, "", kPositive, "", "0.2",
-     "mlp (and the baselines' policy): largest activation change per step, tanh^-1 units"},
+    {"delta", Number, "", kNonNegative, "", "0.2",
+     "mlp (and the baselines' policy): largest activation change per step, tanh^-1 units; 0: "
+     "the outputs are a_max tanh(MLP(observations)) directly"},
     {"length_scale", Number, "m", kPositive, "", "0.1",
      "mlp (and the baselines' policy): observed positions are divided by it"},
     {"velocity_scale", Number, "m/s", kPositive, "", "0.5",
@@ -87,11 +90,28 @@ constexpr KeySpec kTaskKeys[] = {
      Choice,
      "",
      {},
-     "distance",
+     "distance|reach|throw|balance",
      "distance",
      "distance: the reward is the distance the centre of mass travels along direction over an "
-     "episode [m]; the training loss is minus it"},
-    {"direction", Vector, "", kAnyNumber, "", "[1, 0]", "direction of travel, non-zero"},
+     "episode [m]; the training loss is minus it. Robots also: reach (a rigid body's point to "
+     "goals, held), throw (a body's point at a target at the end, by its launch velocities), "
+     "balance (joints held at 0 after kicks); their loss is 1/2 |error|^2 averaged over the "
+     "window, and the reward minus it"},
+    {"direction", Vector, "", kAnyNumber, "", "[1, 0]", "distance: direction of travel, non-zero"},
+    {"body", String, "", {}, "", "", "reach, throw: the rigid body (required)"},
+    {"point", Vector, "m", kAnyNumber, "", "",
+     "reach, throw: its point at rest; default its centre"},
+    {"target", Vector, "m", kAnyNumber, "", "", "throw: the target; reach: the goals' centre"},
+    {"spread", Vector, "m", kNonNegative, "", "[0, 0, 0]",
+     "reach: goals are uniform in target +- spread"},
+    {"episodes", Integer, "", kFromOne, "", "1",
+     "reach: training goals per iteration; balance: kicks (alternating sign, growing)"},
+    {"from", Number, "", Range{0.0, 1.0, true, true}, "", "0.5",
+     "reach, balance: the loss averages over the states after this fraction of the episode"},
+    {"joints", Strings, "", {}, "", "", "balance: the joints held at 0 (the first is kicked)"},
+    {"weights", Numbers, "", kNonNegative, "", "", "balance: one weight per joint; default 1"},
+    {"kick", Number, "rad/s", kPositive, "", "0.5",
+     "balance: the largest initial speed of the first joint"},
 };
 
 constexpr KeySpec kTrainKeys[] = {
@@ -118,6 +138,18 @@ constexpr KeySpec kCompareKeys[] = {
      "PPO: initial log standard deviation of the actions"},
     {"ppo_reward_scale", Number, "1/m", kPositive, "", "100",
      "PPO: rewards are scaled by it for the value function (returns of order 1)"},
+    {"methods",
+     Strings,
+     "",
+     {},
+     "",
+     "",
+     "the baselines to run against the gradient method: cmaes, ppo, es (default all that apply; "
+     "a throw has no policy for ppo and es)"},
+    {"cmaes_population", Integer, "", kNonNegative, "", "0",
+     "CMA-ES: candidates per generation (0: 4 + 3 ln n)"},
+    {"cmaes_sigma", Number, "", kPositive, "", "0.1",
+     "CMA-ES: initial step size in the trained parameters' units"},
     {"es_population", Integer, "", kFromTwo, "", "16", "ES: candidates per iteration (even)"},
     {"es_sigma", Number, "", kPositive, "", "0.05", "ES: perturbation standard deviation"},
     {"es_learning_rate", Number, "", kPositive, "", "0.02", "ES: Adam step"},
@@ -252,6 +284,13 @@ void read_training(const ObjectReader& top, const Scene& scene, Locomotion& loc)
   p.ppo_learning_rate = c.number("ppo_learning_rate");
   p.ppo_log_std = c.number("ppo_log_std");
   p.ppo_reward_scale = c.number("ppo_reward_scale");
+  p.methods = c.strings("methods");
+  for (const std::string& m : p.methods)
+    if (m != "cmaes" && m != "ppo" && m != "es")
+      c.fail("methods", "unknown method '" + m + "'; the baselines are cmaes, ppo and es");
+  p.cmaes_population = c.integer("cmaes_population");
+  if (p.cmaes_population == 1) c.fail("cmaes_population", "CMA-ES needs at least 2 candidates");
+  p.cmaes_sigma = c.number("cmaes_sigma");
   p.es_population = c.integer("es_population");
   if (p.es_population % 2 != 0)
     c.fail("es_population", "the population must be even (antithetic pairs)");
@@ -292,16 +331,121 @@ int creature_dim(const ObjectReader& top) {
 void reject_locomotion_keys(const ObjectReader& top) {
   for (const char* key : {"controller", "task", "train", "compare"})
     if (top.has(key))
-      top.fail(key, "'" + std::string(key) + "' needs a 'creature' (a locomotion scene)");
+      top.fail(key, "'" + std::string(key) +
+                        "' needs a 'creature' (a locomotion scene) or 'rigid_bodies' (a robot)");
+}
+
+bool is_robot_problem(const ObjectReader& top) {
+  if (top.list("rigid_bodies").empty()) return false;
+  for (const char* key : {"controller", "task", "train", "compare"})
+    if (top.has(key)) return true;
+  return false;
+}
+
+int control_steps(const ObjectReader& top, int scene_steps) {
+  const ObjectReader t = top.object("train", schema::train);
+  return std::max(scene_steps, t.has("episode_steps") ? t.integer("episode_steps") : 0);
+}
+
+namespace {
+
+int joint_index(const ObjectReader& r, const char* key, const Model& model,
+                const std::string& name) {
+  for (size_t j = 0; j < model.joints.size(); ++j)
+    if (model.joints[j].name == name) return static_cast<int>(j);
+  r.fail(key, "no joint '" + name + "' (see /joints)");
+}
+
+void read_robot_task(const ObjectReader& top, const Model& model, Locomotion& loc) {
+  const ObjectReader task = top.object("task", schema::task);
+  TaskSpec& t = loc.task;
+  const std::string type = task.string("type");
+  t.type = type == "reach"     ? TaskType::Reach
+           : type == "throw"   ? TaskType::Throw
+           : type == "balance" ? TaskType::Balance
+                               : TaskType::Distance;
+  loc.direction = task.vector("direction", 3, Eigen::Vector3d::UnitX());
+  if (!(loc.direction.norm() > 0)) task.fail("direction", "the direction must be non-zero");
+  loc.direction.normalize();
+  t.episodes = task.integer("episodes");
+  t.from = task.number("from");
+  t.kick = task.number("kick");
+  if (t.type == TaskType::Reach || t.type == TaskType::Throw) {
+    for (const char* key : {"body", "target"})
+      if (!task.has(key))
+        task.fail(key, "missing key '" + std::string(key) + "', required for " + type);
+    t.body = find_rigid_body(model, task.string("body"));
+    if (t.body < 0) task.fail("body", "no rigid body '" + task.string("body") + "'");
+    const RigidBody& b = model.rigid_bodies[t.body];
+    t.point = task.vector("point", 3, b.position(model.X));
+    t.target = task.vector("target", 3, {});
+    t.spread = task.vector("spread", 3, Eigen::Vector3d::Zero());
+  }
+  if (t.type == TaskType::Balance) {
+    const std::vector<std::string> names = task.strings("joints");
+    if (names.empty()) task.fail("joints", "balance needs the joints to hold at 0");
+    for (const std::string& name : names)
+      t.joints.push_back(joint_index(task, "joints", model, name));
+    if (!model.joints[t.joints[0]].has_coordinate() ||
+        model.joints[t.joints[0]].type != JointType::Hinge)
+      task.fail("joints", "the first joint (the kicked one) must be a hinge");
+    for (int j : t.joints)
+      if (!model.joints[j].has_coordinate())
+        task.fail("joints", "joint '" + model.joints[j].name + "' has no coordinate to hold");
+    t.weights.assign(names.size(), 1.0);
+    if (task.has("weights")) {
+      if (!task.at("weights").is_array() || task.at("weights").size() != names.size())
+        task.fail("weights",
+                  "give a list of one weight per joint (" + std::to_string(names.size()) + ")");
+      const Eigen::VectorXd w = task.vector("weights", static_cast<int>(names.size()), {});
+      t.weights.assign(w.data(), w.data() + w.size());
+    }
+  }
+}
+
+}  // namespace
+
+void read_robot_problem(const ObjectReader& top, Scene& scene,
+                        const std::shared_ptr<Model>& model) {
+  auto loc = std::make_shared<Locomotion>();
+  loc->generator = "robot";
+  read_controller(top, scene, *loc);
+  read_training(top, scene, *loc);
+  loc->controller_steps = control_steps(top, scene.steps);
+  loc->creature.model = model;
+  loc->creature.muscle_term = "motors";
+  loc->creature.body_length = model->length_scale();
+  read_robot_task(top, *model, *loc);
+  int motors = 0;
+  for (const auto& term : model->terms)
+    if (term->name() == "motors")
+      motors = term->n_parameters() / std::max(loc->controller_steps, 1);
+  loc->creature.n_muscles = motors;
+  if (loc->task.type != TaskType::Throw && motors == 0)
+    top.fail("motors", "a controller needs motors to drive (see /motors)");
+  if (loc->task.type == TaskType::Throw && top.has("controller"))
+    top.fail("controller", "a throw trains the launch velocities; remove 'controller'");
+  if (loc->task.type != TaskType::Throw) {
+    try {
+      loc->make_controller(scene.options.dt);
+    } catch (const InputError& e) {
+      fail_at(top.source(), top.path("controller"), e.what());
+    }
+  }
+  scene.locomotion = loc;
 }
 
 std::shared_ptr<Model> read_creature(const ObjectReader& top, Scene& scene) {
-  for (const char* key : {"bodies", "gravity", "forces"})
+  for (const char* key : {"bodies", "gravity", "forces", "rigid_bodies", "joints", "motors"})
     if (top.has(key))
       top.fail(key, "a creature scene builds its own body, gravity and ground; remove '" +
                         std::string(key) + "'");
   auto loc = std::make_shared<Locomotion>();
   read_controller(top, scene, *loc);
+  if (!(loc->controller.a_max < 1.0))
+    fail_at(top.source(), child_pointer(top.path("controller"), "a_max"),
+            format_number(loc->controller.a_max) +
+                " is outside (0, 1): a creature's muscle activations lie in (-1, 1)");
   read_training(top, scene, *loc);
   const ObjectReader c = top.object("creature", schema::creature);
   CreatureOptions o;

@@ -77,8 +77,10 @@ Rollout Scene::rollout(const Simulator& sim) const {
   r.steps = steps;
   r.static_solve = static_solve;
   if (locomotion) {
-    r.controller = locomotion->make_controller(sim.options().dt);
-    r.controlled_term = locomotion->creature.muscle_term;
+    if (locomotion->trained_parameters() == std::vector<std::string>{"controller"}) {
+      r.controller = locomotion->make_controller(sim.options().dt);
+      r.controlled_term = locomotion->creature.muscle_term;
+    }
   }
   // A static scene: the equilibrium at the last load step.
   if (static_solve) r.initial.t = steps * sim.options().dt;

@@ -11,8 +11,10 @@
 #include "contact_reader.hpp"
 #include "json_checks.hpp"
 #include "locomotion_reader.hpp"
+#include "motion_reader.hpp"
 #include "object_reader.hpp"
 #include "regions.hpp"
+#include "rigid_reader.hpp"
 #include "rollout.hpp"
 #include "scene_loss.hpp"
 #include "scene_sysid.hpp"
@@ -71,13 +73,6 @@ std::string text_location(const Source& src, const std::string& text, size_t k) 
                    ": the number " + literal + " is not finite in double precision");
 }
 
-// Pads a dim-vector to 3 components with zeros.
-Eigen::Vector3d to_3d(const Eigen::VectorXd& v) {
-  Eigen::Vector3d out = Eigen::Vector3d::Zero();
-  out.head(v.size()) = v;
-  return out;
-}
-
 void read_time(const ObjectReader& top, Scene& scene) {
   const ObjectReader time = top.object("time", schema::time);
   scene.options.dt = time.number("dt");
@@ -131,41 +126,6 @@ void read_output(const ObjectReader& top, Scene& scene) {
   scene.output.vtu_encoding = parse_vtu_encoding(output.string("vtu_format"));
 }
 
-// "fixed" or {"translate": ...} or {"rotate": ...}.
-void read_motion(const ObjectReader& bc, int dim, KinematicGroup& group) {
-  if (!bc.has("motion")) return;
-  const Json& j = bc.at("motion");
-  if (j.is_string()) {
-    if (j.get<std::string>() != "fixed") {
-      bc.fail("motion", "unknown motion " + j.dump() +
-                            "; use \"fixed\" or an object with 'translate' or 'rotate'");
-    }
-    return;
-  }
-  const ObjectReader motion = bc.object("motion", schema::motion);
-  if (motion.has("translate") == motion.has("rotate"))
-    motion.fail_here("a motion needs exactly one of 'translate' or 'rotate'");
-  if (motion.has("translate")) {
-    const ObjectReader translate = motion.object("translate", schema::translate);
-    group.motion = KinematicGroup::Motion::Translate;
-    group.velocity = to_3d(translate.vector("velocity", dim, {}));
-    return;
-  }
-  const ObjectReader rotate = motion.object("rotate", schema::rotate);
-  group.motion = KinematicGroup::Motion::Rotate;
-  group.center = to_3d(rotate.vector("center", dim, Eigen::VectorXd::Zero(dim)));
-  group.angular_velocity = rotate.number("angular_velocity");
-  if (dim == 2) {
-    if (rotate.has("axis")) rotate.fail("axis", "2D rotations turn about z; remove 'axis'");
-    group.axis = Eigen::Vector3d::UnitZ();
-    return;
-  }
-  if (!rotate.has("axis")) rotate.fail("axis", "missing key 'axis', required in 3D");
-  const Eigen::Vector3d axis = rotate.vector("axis", 3, {});
-  if (!(axis.norm() > 0)) rotate.fail("axis", "the axis must be non-zero");
-  group.axis = axis.normalized();
-}
-
 // The components a boundary entry holds: "axes" (names x, y, z), all by default.
 std::array<bool, 3> read_axes(const ObjectReader& bc, int dim) {
   if (!bc.has("axes")) return {true, true, true};
@@ -194,7 +154,7 @@ void read_boundary(const ObjectReader& top, Model& model) {
     group.name = bc.has("name") ? bc.string("name") : "boundary" + std::to_string(i);
     group.verts = detail::select_region(bc, "region", model);
     group.axes = read_axes(bc, model.dim);
-    read_motion(bc, model.dim, group);
+    detail::read_motion(bc, model.dim, group);
     group.start = bc.number("start");
     group.stop = bc.number("stop");
     if (!(group.stop > group.start)) {
@@ -314,23 +274,30 @@ Scene build_scene(const Json& j, const Source& src, const std::filesystem::path&
   if (creature) {
     model = detail::read_creature(top, scene);
   } else {
-    detail::reject_locomotion_keys(top);
+    if (!detail::is_robot_problem(top)) detail::reject_locomotion_keys(top);
     model = std::make_shared<Model>();
     model->dim = dim;
     const std::vector<const Json*> bodies = top.list("bodies");
-    if (bodies.empty()) top.fail("bodies", "the scene needs at least one body (or a 'creature')");
+    if (bodies.empty() && top.list("rigid_bodies").empty())
+      top.fail("bodies", "the scene needs at least one body, rigid body or a 'creature'");
     for (size_t i = 0; i < bodies.size(); ++i)
       detail::add_scene_body(src, *bodies[i], static_cast<int>(i), *model, scene.warnings);
+    detail::read_rigid_bodies(top, *model);
     add_elastic_terms(*model);
+    detail::add_rigid_terms(top, scene.options.dt,
+                            scene.static_solve ? 1 : detail::control_steps(top, scene.steps),
+                            *model);
     add_loads(top, gravity, scene.static_solve ? 1 : scene.steps, *model);
   }
   if (alpha > 0 || beta > 0) add_damping(*model, alpha, beta);
   read_boundary(top, *model);
   detail::read_contact(top, *model);
+  if (!creature && detail::is_robot_problem(top)) detail::read_robot_problem(top, scene, model);
   scene.model = std::move(model);
 
   // What softgrad grad needs: the initial state, the loss, the parameters.
   detail::read_initial(top, scene);
+  detail::read_rigid_velocities(top, *scene.model, scene.initial_velocity);
   detail::read_markers(top, scene);
   const detail::StepGrid grid{scene.options.dt, scene.static_solve ? 1 : scene.steps,
                               scene.static_solve};

@@ -133,7 +133,7 @@ TEST_CASE("app/locomotion_commands: train and compare reject scenes without a cr
   write_text(dir.file("box.json"), tiny_scene_json());
   const Outcome o = cli({"train", dir.file("box.json")});
   CHECK(o.code == 1);
-  CHECK(contains(o.err, "box.json: not a locomotion scene: it needs a \"creature\""));
+  CHECK(contains(o.err, "box.json: not a control scene: it needs a \"creature\""));
   CHECK(cli({"compare", dir.file("box.json")}).code == 1);
   write_text(dir.file("walker.json"), biped_scene(10));
   const Outcome b = cli({"compare", dir.file("walker.json"), "--budget", "5"});
@@ -141,28 +141,34 @@ TEST_CASE("app/locomotion_commands: train and compare reject scenes without a cr
   CHECK(contains(b.err, "compare: the budget (5 steps) is shorter than one episode (10 steps)"));
 }
 
-TEST_CASE("app/locomotion_commands: compare runs the three methods on one budget") {
+TEST_CASE("app/locomotion_commands: compare runs the four methods on one budget") {
   TempDir dir;
   write_text(dir.file("walker.json"),
              biped_scene(10, R"("compare": {"ppo_episodes": 2, "ppo_minibatch": 10,
-                                "es_population": 4, "hidden": [8]})"));
+                                "es_population": 4, "cmaes_population": 4, "hidden": [8]})"));
   const std::string out = dir.file("cmp");
   const Outcome o =
       cli({"compare", dir.file("walker.json"), "--budget", "120", "--out", out, "--quiet"});
   CAPTURE(o.err);
   REQUIRE(o.code == 0);
-  CHECK(contains(o.out, "walker: 10-step episodes, budget 120 simulated steps per method"));
+  CHECK(contains(o.out, "walker: 1 x 10-step episodes, budget 120 simulated steps per method"));
   CHECK(contains(o.out, "steps to 90% of best"));
   CHECK(contains(o.out, "gradient (adam)"));
   const json s = read_json(out + "/compare.json");
-  REQUIRE(s["methods"].size() == 3);
-  // 12 gradient iterations; PPO 6 iterations of 2 episodes; ES 3 of 4 candidates.
-  CHECK(s["methods"][0]["steps_used"] == 120);
-  CHECK(s["methods"][1]["steps_used"] == 120);
-  CHECK(s["methods"][2]["steps_used"] == 120);
+  REQUIRE(s["methods"].size() == 4);
+  // 12 gradient iterations; CMA-ES 3 generations of 4; PPO 6 iterations of 2 episodes; ES 3 of
+  // 4 candidates.
+  CHECK(s["methods"][1]["method"] == "CMA-ES");
+  for (int k = 0; k < 4; ++k) CHECK(s["methods"][k]["steps_used"] == 120);
   CHECK(s["methods"][0]["curve"].size() == 12);
-  CHECK(s["methods"][1]["curve"].size() == 1 + 6);
-  CHECK(s["methods"][2]["curve"].size() == 1 + 3);
+  CHECK(s["methods"][1]["curve"].size() == 3);
+  CHECK(s["methods"][2]["curve"].size() == 1 + 6);
+  CHECK(s["methods"][3]["curve"].size() == 1 + 3);
+  // CMA-ES's curve is its best so far: it never falls.
+  for (size_t k = 1; k < s["methods"][1]["curve"].size(); ++k)
+    CHECK(s["methods"][1]["curve"][k][1].get<double>() >=
+          s["methods"][1]["curve"][k - 1][1].get<double>());
+  CHECK(s["cmaes_best_reward_m"] == s["methods"][1]["best_reward_m"]);
   double best = -1e300;
   for (const json& m : s["methods"]) best = std::max(best, m["best_reward_m"].get<double>());
   CHECK(s["best_reward_m"].get<double>() == best);
@@ -177,7 +183,7 @@ TEST_CASE("app/locomotion_commands: compare runs the three methods on one budget
   CHECK(reached);
   const std::vector<std::string> rows =
       csv_rows(out + "/compare.csv", "method,simulated_steps,reward");
-  CHECK(rows.size() == 12 + 7 + 4);
+  CHECK(rows.size() == 12 + 3 + 7 + 4);
   CHECK(contains(read_text(out + "/compare.svg"), "PPO"));
 }
 
@@ -198,11 +204,12 @@ TEST_CASE("app/locomotion_commands: a stop request ends compare with the curves 
   const json s = read_json(dir.file("cmp") + "/compare.json");
   CHECK(s == result);
   CHECK(s["interrupted"] == true);
-  REQUIRE(s["methods"].size() == 3);
+  REQUIRE(s["methods"].size() == 4);
   CHECK(s["methods"][0]["curve"].size() == 5);  // the gradient method stopped after 5 of 12
   CHECK(s["methods"][0]["steps_used"] == 50);
-  CHECK(s["methods"][1]["curve"].size() == 1);  // PPO and ES: their initial policies only
-  CHECK(s["methods"][2]["curve"].size() == 1);
+  CHECK(s["methods"][1]["curve"].empty());      // CMA-ES: skipped
+  CHECK(s["methods"][2]["curve"].size() == 1);  // PPO and ES: their initial policies only
+  CHECK(s["methods"][3]["curve"].size() == 1);
   CHECK(csv_rows(dir.file("cmp") + "/compare.csv", "method,simulated_steps,reward").size() == 7);
 }
 

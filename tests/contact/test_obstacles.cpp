@@ -1,7 +1,8 @@
 // Obstacle geometry: distances, normals (the distance gradient, by AD and differences) and
-// times of impact.
+// times of impact; a capsule's regions and its validation.
 #include <doctest/doctest.h>
 
+#include "softgrad/errors.hpp"
 #include "softgrad/obstacles.hpp"
 #include "support/finite_difference.hpp"
 
@@ -21,7 +22,8 @@ std::vector<std::shared_ptr<const Obstacle>> shapes() {
                                   Eigen::Vector3d(0.3, 1.0, -0.2).normalized()),
       std::make_shared<Sphere>("sphere", Eigen::Vector3d(0.2, 0.1, -0.1), 0.3),
       std::make_shared<Box>("box", Eigen::Vector3d(0.0, -0.5, 0.0), Eigen::Vector3d(0.4, 0.2, 0.3)),
-      std::make_shared<HeightField>("terrain", grid)};
+      std::make_shared<HeightField>("terrain", grid),
+      std::make_shared<Capsule>("capsule", Eigen::Vector3d(0.25, -0.3, 0.1), 0.4, 0.15)};
 }
 
 bool is_terrain(const Obstacle& o) { return dynamic_cast<const HeightField*>(&o) != nullptr; }
@@ -115,6 +117,47 @@ TEST_CASE("obstacles: the time of impact is where the segment first touches") {
     const Eigen::Vector3d away = -dx;
     CHECK(o.time_of_impact(start.data(), away.data(), 3) == 1.0);
   }
+}
+
+TEST_CASE("obstacles: a capsule's distance is to its segment, and motions enter it exactly") {
+  // Axis along y through (0.1, 0.2, -0.1), end-sphere centres at y = 0 and y = 0.4, radius 0.1.
+  const Capsule c("capsule", Eigen::Vector3d(0.1, 0.2, -0.1), 0.4, 0.1);
+  const Eigen::Vector3d beside(0.4, 0.35, -0.1), above(0.1, 0.75, 0.2), on_axis(0.1, 0.3, -0.1);
+  CHECK(c.distance(beside.data(), 3) == doctest::Approx(0.2));
+  CHECK(c.distance(above.data(), 3) == doctest::Approx(std::sqrt(0.35 * 0.35 + 0.09) - 0.1));
+  CHECK(c.distance(on_axis.data(), 3) == doctest::Approx(-0.1));
+  CHECK(c.distance(beside.data(), 2) == doctest::Approx(0.2));  // a stadium in 2D
+  // Beside the segment the distance does not curve along the axis; beyond it, it does.
+  double g[3], H[9];
+  c.distance_derivatives(beside.data(), 3, g, H);
+  CHECK(H[4] == 0.0);
+  c.distance_derivatives(above.data(), 3, g, H);
+  CHECK(H[4] > 0.0);
+  // On the axis every direction is as near: a unit normal all the same.
+  double n[3];
+  c.normal(on_axis.data(), 3, n);
+  CHECK(Eigen::Vector3d(n[0], n[1], n[2]).norm() == doctest::Approx(1.0));
+  // Sideways into the cylinder (t = 0.2 / 0.5), down onto a cap (t = 0.35 / 0.5).
+  const Eigen::Vector3d left(-0.5, 0.3, -0.1), sideways(0.5, 0.0, 0.0), down(0.0, -0.5, 0.0);
+  const Eigen::Vector3d top(0.1, 0.85, -0.1);
+  CHECK(c.time_of_impact(left.data(), sideways.data(), 3) == doctest::Approx(1.0));
+  const Eigen::Vector3d near(-0.2, 0.3, -0.1);
+  CHECK(c.time_of_impact(near.data(), sideways.data(), 3) == doctest::Approx(0.4));
+  CHECK(c.time_of_impact(top.data(), down.data(), 3) == doctest::Approx(0.7));
+  CHECK(c.time_of_impact(on_axis.data(), down.data(), 3) == 0.0);  // already inside
+  // Aimed at the upper cap's centre from beyond the end: the infinite cylinder would be met at
+  // t = 0.5 (y = 0.5, past the segment), the cap at t = 1 - sqrt(1/8).
+  const Eigen::Vector3d past(-0.1, 0.6, -0.1), slant(0.2, -0.2, 0.0);
+  const double t = c.time_of_impact(past.data(), slant.data(), 3);
+  const Eigen::Vector3d hit = past + t * slant;
+  CHECK(t == doctest::Approx(1.0 - std::sqrt(0.125)));
+  CHECK(std::abs(c.distance(hit.data(), 3)) < 1e-12);
+  CHECK_THROWS_WITH_AS(Capsule("bad", Eigen::Vector3d::Zero(), 0.3, 0.0).validate(3),
+                       doctest::Contains("obstacle 'bad': the radius must be positive"),
+                       InputError);
+  CHECK_THROWS_WITH_AS(Capsule("bad", Eigen::Vector3d::Zero(), -1.0, 0.1).validate(3),
+                       doctest::Contains("obstacle 'bad': the length must be finite and >= 0"),
+                       InputError);
 }
 
 }  // namespace softgrad::test

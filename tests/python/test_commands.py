@@ -76,7 +76,7 @@ def test_sysid_gives_the_cli_s_estimates(tmp_path):
 
 
 def test_commands_refuse_bad_input_with_the_cli_s_messages(tmp_path):
-    with pytest.raises(ValueError, match="not a locomotion scene"):
+    with pytest.raises(ValueError, match="not a control scene"):
         softgrad.train(CANTILEVER, out=str(tmp_path), iterations=1, quiet=True)
     with pytest.raises(ValueError, match="unknown method 'newton'"):
         softgrad.sysid(CANTILEVER, data=NOISY, out=str(tmp_path), method="newton", quiet=True)

@@ -180,7 +180,8 @@ TEST_CASE("scenes/locomotion_reader: bad controller, task and training keys") {
         "inline.json: /compare/es_population: the population must be even (antithetic pairs)");
   // Locomotion keys without a creature.
   CHECK(error_of(scene_json(R"("train": {})")) ==
-        "inline.json: /train: 'train' needs a 'creature' (a locomotion scene)");
+        "inline.json: /train: 'train' needs a 'creature' (a locomotion scene) or 'rigid_bodies' (a "
+        "robot)");
 }
 
 TEST_CASE("scenes/locomotion_reader: the shipped creature scenes step with their gait") {

@@ -26,13 +26,13 @@ TEST_CASE("scenes/schema: the top level must be an object") {
 }
 
 TEST_CASE("scenes/schema: an unknown key lists the valid keys and suggests the closest") {
-  CHECK(
-      error_of(scene_json("\"gravty\": [0, 0, 0]")) ==
-      "inline.json: /gravty: unknown key 'gravty'; did you mean 'gravity'? valid keys: name, "
-      "description, plugins, dim, mode, time, gravity, damping, solver, bodies, boundary, forces, "
-      "initial, "
-      "loss, parameters, output, contact, markers, sysid, creature, controller, task, train, "
-      "compare");
+  CHECK(error_of(scene_json("\"gravty\": [0, 0, 0]")) ==
+        "inline.json: /gravty: unknown key 'gravty'; did you mean 'gravity'? valid keys: name, "
+        "description, plugins, dim, mode, time, gravity, damping, solver, bodies, rigid_bodies, "
+        "joints, motors, boundary, forces, "
+        "initial, "
+        "loss, parameters, output, contact, markers, sysid, creature, controller, task, train, "
+        "compare");
   CHECK(error_of(R"({"bodies": [{"mesh": {}, "materal": {}}]})") ==
         "inline.json: /bodies/0/materal: unknown key 'materal'; did you mean 'material'? valid "
         "keys: name, mesh, material, density");
@@ -46,12 +46,12 @@ TEST_CASE("scenes/schema: an unknown key lists the valid keys and suggests the c
 
 TEST_CASE("scenes/schema: a missing required key is named with its purpose") {
   CHECK(error_of("{\"dim\": 3}") ==
-        "inline.json: /bodies: the scene needs at least one body (or a 'creature')");
+        "inline.json: /bodies: the scene needs at least one body, rigid body or a 'creature'");
   CHECK(error_of(R"({"bodies": [{"mesh": {"generator": "box"}}]})") ==
         "inline.json: /bodies/0/material: missing required key 'material' (the material, see "
         "/bodies/*/material)");
   CHECK(error_of(R"({"bodies": []})") ==
-        "inline.json: /bodies: the scene needs at least one body (or a 'creature')");
+        "inline.json: /bodies: the scene needs at least one body, rigid body or a 'creature'");
 }
 
 TEST_CASE("scenes/schema: a wrong type says what was expected and what was found") {

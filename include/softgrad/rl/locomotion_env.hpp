@@ -14,6 +14,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "softgrad/controller.hpp"
 #include "softgrad/locomotion.hpp"
@@ -36,13 +37,23 @@ struct LocomotionOptions {
   MlpController::Options controller;
   /// The reward; empty: centre-of-mass progress along +x over all vertices [m].
   RewardFunction reward;
+  /// One episode variant: the goal the policy observes (empty: none), the initial velocities
+  /// (empty: the rollout's) and the reward (empty: `reward`).
+  struct Episode {
+    Eigen::VectorXd goal;
+    Eigen::VectorXd velocity;
+    RewardFunction reward;
+  };
+  /// The variants reset() cycles through (empty: the rollout's episode with `reward`).
+  std::vector<Episode> episodes;
   /// The reward of a step whose Newton solve fails, or whose state or reward is not finite;
   /// such a step ends the episode as terminal. In reward units (m for the default reward).
   double failure_reward = -0.1;
 };
 
-/// A locomotion scene's options: its creature's muscle term, the baselines' policy (observing
-/// all vertices) and the progress reward along the scene's direction.
+/// A control scene's options: its creature's muscle term (a robot's motors), the baselines'
+/// policy (observing all vertices, or a robot's sensors), and its task's episodes and rewards
+/// (the progress along the scene's direction, or minus each state's share of the loss).
 LocomotionOptions locomotion_options(const Locomotion& locomotion);
 
 class LocomotionEnv final : public Env {
@@ -92,6 +103,8 @@ class LocomotionEnv final : public Env {
   CenterOfMassLoss center_;
   State state_;
   NewtonReport report_;
+  RewardFunction reward_;  ///< this episode's
+  long episodes_started_ = 0;
   bool active_ = false;
   long simulated_steps_ = 0;
 };
