@@ -45,6 +45,9 @@ struct RunOptions {
   /// Checked before each step; when it points to a non-zero value the run stops (status
   /// Interrupted) and writes what it has, as after a Newton failure.
   const volatile std::sig_atomic_t* interrupt = nullptr;
+  /// Changes the scene's rollout before the run (what a trained controller or launch plays,
+  /// written by ParameterSet::set); none when empty.
+  std::function<void(const Simulator& sim, Rollout& rollout)> setup;
 };
 
 struct RunResult {

@@ -11,7 +11,11 @@
 #include "app/interrupt.hpp"
 #include "app/progress.hpp"
 #include "app/scene_overrides.hpp"
+#include "softgrad/errors.hpp"
+#include "softgrad/locomotion.hpp"
+#include "softgrad/parameters.hpp"
 #include "softgrad/run_scene.hpp"
+#include "softgrad/training.hpp"
 
 namespace softgrad::app {
 namespace {
@@ -19,7 +23,28 @@ namespace {
 struct RunArgs {
   std::string scene;
   SceneOverrides overrides;
+  std::string trained;  ///< --trained: best_parameters.txt of softgrad train ("": the scene's)
 };
+
+// What --trained plays: the values of the parameters `softgrad train` optimises (a controller,
+// or a throw's launch velocities), in the task's first episode (its goal, its start).
+std::function<void(const Simulator&, Rollout&)> play_trained(const Scene& scene,
+                                                             const std::string& file) {
+  if (file.empty()) return {};
+  if (!scene.locomotion)
+    throw InputError("--trained: scene '" + scene.name +
+                     "' is not a control scene (no creature or robot task trains anything)");
+  const Eigen::VectorXd theta = load_parameters(file);
+  return [&scene, theta, file](const Simulator& sim, Rollout& rollout) {
+    const Locomotion& loc = *scene.locomotion;
+    const ParameterSet params(sim, rollout, loc.trained_parameters());
+    if (theta.size() != params.size())
+      throw InputError(file + ": holds " + std::to_string(theta.size()) + " values; scene '" +
+                       scene.name + "' trains " + std::to_string(params.size()));
+    rollout = loc.episode_rollout(rollout, loc.episodes(1).front());
+    params.set(sim, rollout, theta);
+  };
+}
 
 std::string fixed(double value, int digits) {
   char buf[64];
@@ -76,7 +101,7 @@ int execute(const RunArgs& args, const Console& c) {
   InterruptHandler interrupt;
   const RunResult result =
       run_scene(scene, {[&progress](int done, double elapsed) { progress->update(done, elapsed); },
-                        InterruptHandler::flag()});
+                        InterruptHandler::flag(), play_trained(scene, args.trained)});
   progress->finish();
   print_report(c, scene, result);
   const int code = exit_code(result);
@@ -96,6 +121,10 @@ Command add_run_command(CLI::App& program) {
   cmd->add_option("--every", args->overrides.every,
                   "Frame interval in steps, 0: no frames (default: the scene's output.every)")
       ->check(CLI::NonNegativeNumber);
+  cmd->add_option("--trained", args->trained,
+                  "Play what softgrad train wrote to best_parameters.txt (a control scene's "
+                  "controller, or a throw's launch velocities)")
+      ->type_name("FILE");
   add_common_options(*cmd, args->overrides);
   cmd->footer(
       "Exit codes: 0 completed, 1 bad input or arguments, 2 Newton failed (everything up to the\n"

@@ -7,6 +7,7 @@
 #include "regions.hpp"
 #include "softgrad/contact.hpp"
 #include "softgrad/errors.hpp"
+#include "softgrad/rigid_coupling.hpp"
 
 namespace softgrad::detail {
 
@@ -129,8 +130,23 @@ void read_contact(const ObjectReader& top, Model& model) {
     options.obstacles.push_back(read_obstacle(r, static_cast<int>(i), model.dim));
   }
   if (c.has("region")) options.vertices = select_region(c, "region", model);
+  // Soft vertices against rigid shapes: the bodies that collide and have one.
+  ShapeContactOptions shapes;
+  shapes.model = options.model;
+  shapes.stiffness = options.stiffness;
+  shapes.activation_distance = options.activation_distance;
+  shapes.friction = options.friction;
+  shapes.friction_velocity = options.friction_velocity;
+  shapes.vertices = options.vertices;
+  for (size_t b = 0; b < model.rigid_bodies.size(); ++b) {
+    const RigidBody& body = model.rigid_bodies[b];
+    if (body.collides && body.shape.kind != RigidShape::Kind::Mesh)
+      shapes.bodies.push_back(static_cast<int>(b));
+  }
   try {
     add_contact(model, std::move(options));
+    if (c.boolean("rigid_shapes") && !shapes.bodies.empty() && model.n_mesh_verts() > 0)
+      add_shape_contact(model, std::move(shapes));
   } catch (const InputError& e) {
     c.fail_here(e.what());
   }

@@ -6,8 +6,10 @@
 #include <string>
 
 #include "motion_reader.hpp"
+#include "regions.hpp"
 #include "softgrad/errors.hpp"
 #include "softgrad/io.hpp"
+#include "softgrad/rigid_coupling.hpp"
 
 namespace softgrad::detail {
 namespace {
@@ -110,6 +112,14 @@ constexpr KeySpec kMotorKeys[] = {
      "every step's target until a controller or the parameter motors.target sets it"},
 };
 
+constexpr KeySpec kAttachmentKeys[] = {
+    {"name", String, "", {}, "", "", "unique name; default attachment<index>"},
+    {"rigid_body", String, "", {}, "", nullptr, "the rigid body (the bone) the vertices follow"},
+    {"region", Object, "", {}, "", nullptr, "the deformable bodies' vertices bound to it"},
+    {"stiffness", Number, "N/m", kNonNegative, "", "0",
+     "spring of each vertex to its body point; 0: 1e4 m / dt^2 (m: the vertices' mean mass)"},
+};
+
 Eigen::Matrix3d read_rotation(const ObjectReader& body) {
   if (!body.has("rotation")) return Eigen::Matrix3d::Identity();
   const ObjectReader r = body.object("rotation", schema::rotation);
@@ -174,6 +184,29 @@ int body_index(const ObjectReader& r, const char* key, const Model& model, bool 
                   "; the rigid bodies are: " + (names.empty() ? "none" : names));
 }
 
+void read_attachments(const ObjectReader& top, double dt, Model& model) {
+  const std::vector<const Json*> entries = top.list("attachments");
+  for (size_t i = 0; i < entries.size(); ++i) {
+    const ObjectReader r(top.source(), *entries[i], "/attachments/" + std::to_string(i),
+                         schema::attachment);
+    const std::string name = r.has("name") ? r.string("name") : "attachment" + std::to_string(i);
+    const int body = body_index(r, "rigid_body", model, false);
+    const std::vector<int> vertices = select_region(r, "region", model);
+    double k = r.number("stiffness");
+    if (!(k > 0.0) && !vertices.empty()) {
+      const Eigen::VectorXd m = model.translational_mass();
+      double mean = 0.0;
+      for (int v : vertices) mean += m[3 * v] / static_cast<double>(vertices.size());
+      k = 1e4 * mean / (dt * dt);
+    }
+    try {
+      add_attachment(model, name, body, vertices, k);
+    } catch (const InputError& e) {
+      r.fail_here(e.what());
+    }
+  }
+}
+
 }  // namespace
 
 namespace schema {
@@ -186,6 +219,9 @@ const Section joint{"/joints/*", "a joint between rigid bodies (or a body and th
                     kJointKeys};
 const Section motor{"/motors/*", "a motor driving a hinge or a slider towards per-step targets",
                     kMotorKeys};
+const Section attachment{"/attachments/*",
+                         "deformable-body vertices bound to a rigid body (a soft body on a bone)",
+                         kAttachmentKeys};
 }  // namespace schema
 
 void read_rigid_bodies(const ObjectReader& top, Model& model) {
@@ -254,6 +290,7 @@ void add_rigid_terms(const ObjectReader& top, double dt, int motor_steps, Model&
     }
   }
   add_joint_term(model);
+  read_attachments(top, dt, model);
 
   std::vector<MotorSpec> motors;
   const std::vector<const Json*> entries = top.list("motors");

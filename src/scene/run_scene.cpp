@@ -120,6 +120,7 @@ RunResult run_scene(const Scene& scene, const RunOptions& options) {
   // The scene's initial state (rest, bent, moving), then the steps.
   Rollout rollout = scene.rollout(sim);
   rollout.parameters = sim.default_parameters();
+  if (options.setup) options.setup(sim, rollout);
   State s = rollout.initial;
   s.t = 0.0;
   s.step = 0;

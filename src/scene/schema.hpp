@@ -82,7 +82,7 @@ extern const Section top, time, damping, solver, output, body, mesh, material, b
     box, plane, motion, translate, rotate, force, initial, loss, creature, controller, task, train,
     compare;
 // Rigid bodies, joints and motors (rigid_reader.cpp).
-extern const Section rigid_body, shape, rotation, joint, motor;
+extern const Section rigid_body, shape, rotation, joint, motor, attachment;
 // System identification and contact (sysid_schema.cpp).
 extern const Section contact, obstacle, markers, bend, sysid, sysid_parameter, sysid_experiment;
 std::span<const Section* const> all();

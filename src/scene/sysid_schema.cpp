@@ -35,6 +35,15 @@ constexpr KeySpec kContactKeys[] = {
      nullptr,
      "the obstacles (at least one), see /contact/obstacles/*"},
     {"region", Object, "", {}, "", "", "the vertices that collide; default all"},
+    {"rigid_shapes",
+     Boolean,
+     "",
+     {},
+     "",
+     "true",
+     "the deformable bodies' vertices (those of region) also meet the rigid bodies' box, "
+     "sphere and capsule shapes (those that collide), with the same model and coefficients "
+     "(term shape_contact)"},
 };
 
 constexpr KeySpec kObstacleKeys[] = {

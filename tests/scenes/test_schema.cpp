@@ -29,7 +29,7 @@ TEST_CASE("scenes/schema: an unknown key lists the valid keys and suggests the c
   CHECK(error_of(scene_json("\"gravty\": [0, 0, 0]")) ==
         "inline.json: /gravty: unknown key 'gravty'; did you mean 'gravity'? valid keys: name, "
         "description, plugins, dim, mode, time, gravity, damping, solver, bodies, rigid_bodies, "
-        "joints, motors, boundary, forces, "
+        "joints, motors, attachments, boundary, forces, "
         "initial, "
         "loss, parameters, output, contact, markers, sysid, creature, controller, task, train, "
         "compare");
