@@ -202,7 +202,44 @@ def peer_pytorch():
     return rows
 
 
-TABLES = {"peer_pytorch": peer_pytorch, "thread_policy": thread_policy, "material_throughput": material_throughput,
+def rigid_robots():
+    r = load("rigid_robots")
+    q = r["quadruped"]
+    rows = [f"The rigid quadruped ({q['bodies']} bodies, {q['joints']} hinges, {q['motors']} servos, "
+            f"{q['dofs']} dofs; its {q['controller']} gait, {q['controller_parameters']} parameters), "
+            f"{q['simulated_s']:g} s of {q['steps']} steps, one thread, fastest of the runs:",
+            "",
+            "| simulation | softgrad [s] | the seed paper's engine [s] |",
+            "|---|---|---|",
+            f"| forward | {q['forward_s']:.2f} | |",
+            f"| forward and gradient | {q['forward_and_gradient_s']:.2f} | "
+            f"{q['seed_paper_with_gradient_s']:.2f} |",
+            "",
+            f"The gradient costs {q['gradient_over_forward']:.2f}x the forward pass (the seed: 5.5-8x); "
+            f"Newton takes {q['newton_iterations_per_step']:.1f} iterations per step.",
+            "",
+            "Gradient training against CMA-ES on the same evaluations (`softgrad compare` with CMA-ES "
+            "as the only baseline; an evaluation simulates every episode of the task once, the "
+            "gradient method's adjoint pass not counted):",
+            "",
+            "| task | trained | episodes x steps | budget [steps] | best loss: gradient / CMA-ES | "
+            "evaluations to an error of | gradient | CMA-ES | gradient's evaluations to CMA-ES's best "
+            "(CMA-ES's own) |",
+            "|---|---|---|---|---|---|---|---|---|"]
+    text = lambda v: "not reached" if v is None else f"{v:,}"
+    for key in ("ball_throw", "arm_reach"):
+        t = r[key]
+        rows.append(f"| {t['scene']} | {t['parameters']} | {t['episodes_per_evaluation']} x "
+                    f"{t['episode_steps']} | {t['budget_steps']:,} | {t['gradient_best_loss']:.2e} / "
+                    f"{t['cmaes_best_loss']:.2e} | {t['error_m'] * 100:g} cm | "
+                    f"{text(t['gradient_simulations_to_error'])} | "
+                    f"{text(t['cmaes_simulations_to_error'])} | "
+                    f"{text(t['gradient_simulations_to_cmaes_best'])} "
+                    f"({text(t['cmaes_simulations_to_its_best'])}) |")
+    return rows
+
+
+TABLES = {"rigid_robots": rigid_robots, "peer_pytorch": peer_pytorch, "thread_policy": thread_policy, "material_throughput": material_throughput,
           "hessian_projection": hessian_projection,
           "locomotion_speed": locomotion_speed, "batch_rollouts": batch_rollouts,
           "python_overhead": python_overhead, "biped_bptt": biped_bptt}
