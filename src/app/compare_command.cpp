@@ -340,6 +340,42 @@ std::string report_text(const LocomotionProblem& p, long budget, const std::vect
   return os.str();
 }
 
+/// compare.json: the settings, the verdict, each baseline against the gradients, the curves.
+json summary_json(const LocomotionProblem& p, const std::vector<MethodRun>& runs, const Verdict& v,
+                  long budget, long gradient_budget, bool interrupted) {
+  const Locomotion& loc = p.locomotion();
+  json methods = json::array();
+  for (const MethodRun& m : runs) methods.push_back(method_json(m, v, runs[0]));
+  json summary{{"command", "compare"},
+               {"softgrad_version", SOFTGRAD_VERSION},
+               {"scene", p.scene.name},
+               {"scene_file", p.scene.file.string()},
+               {"creature", loc.generator},
+               {"task", to_string(loc.task.type)},
+               {"reward_unit", unit_or_none(loc)},
+               {"episodes", p.episodes.size()},
+               {"episode_steps", p.episode_steps()},
+               {"dt", p.scene.options.dt},
+               {"budget_steps", budget},
+               {"gradient_budget_steps", gradient_budget},
+               {"seed", loc.train.seed},
+               {"best_reward_m", v.best},
+               {"threshold_90_percent_m", v.threshold}};
+  // The seed papers' comparisons, spelled out: PPO's and CMA-ES's best against the gradients.
+  for (const MethodRun& m : runs) {
+    const std::string key = m.name == "PPO" ? "ppo" : m.name == "CMA-ES" ? "cmaes" : "";
+    if (key.empty()) continue;
+    const Duel d = duel(runs[0], m);
+    summary[key + "_best_reward_m"] = reward_json(m.best);
+    summary[key + "_steps_to_its_best"] = steps_json(d.baseline_steps);
+    summary["gradient_steps_to_" + key + "_best"] = steps_json(d.gradient_steps);
+    summary[key + "_over_gradient_steps"] = std::isnan(d.ratio) ? json(nullptr) : json(d.ratio);
+  }
+  summary["interrupted"] = interrupted;
+  summary["methods"] = methods;
+  return summary;
+}
+
 }  // namespace
 
 json compare_scene(Scene scene, const CompareSettings& args, const Console& c) {
@@ -379,35 +415,7 @@ json compare_scene(Scene scene, const CompareSettings& args, const Console& c) {
   if (policy && wants("es")) runs.push_back(run_es(p, budget, pool, c, talk, stop));
   const bool interrupted = stop();
   const Verdict v = judge(runs);
-  json methods = json::array();
-  for (const MethodRun& m : runs) methods.push_back(method_json(m, v, runs[0]));
-  json summary{{"command", "compare"},
-               {"softgrad_version", SOFTGRAD_VERSION},
-               {"scene", p.scene.name},
-               {"scene_file", p.scene.file.string()},
-               {"creature", loc.generator},
-               {"task", to_string(loc.task.type)},
-               {"reward_unit", unit_or_none(loc)},
-               {"episodes", p.episodes.size()},
-               {"episode_steps", p.episode_steps()},
-               {"dt", p.scene.options.dt},
-               {"budget_steps", budget},
-               {"gradient_budget_steps", gradient_budget},
-               {"seed", loc.train.seed},
-               {"best_reward_m", v.best},
-               {"threshold_90_percent_m", v.threshold}};
-  // The seed papers' comparisons, spelled out: PPO's and CMA-ES's best against the gradients.
-  for (const MethodRun& m : runs) {
-    const std::string key = m.name == "PPO" ? "ppo" : m.name == "CMA-ES" ? "cmaes" : "";
-    if (key.empty()) continue;
-    const Duel d = duel(runs[0], m);
-    summary[key + "_best_reward_m"] = reward_json(m.best);
-    summary[key + "_steps_to_its_best"] = steps_json(d.baseline_steps);
-    summary["gradient_steps_to_" + key + "_best"] = steps_json(d.gradient_steps);
-    summary[key + "_over_gradient_steps"] = std::isnan(d.ratio) ? json(nullptr) : json(d.ratio);
-  }
-  summary["interrupted"] = interrupted;
-  summary["methods"] = methods;
+  const json summary = summary_json(p, runs, v, budget, gradient_budget, interrupted);
   if (!leader) return summary;
   write_files(dir, runs, summary, p.scene.name, p.reward_label());
   c.out << report_text(p, budget, runs, v) << "  output: " << dir.string()

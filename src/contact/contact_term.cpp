@@ -3,6 +3,7 @@
 #include <cmath>
 #include <sstream>
 
+#include "contact_parameters.hpp"
 #include "softgrad/errors.hpp"
 
 namespace softgrad {
@@ -77,7 +78,7 @@ ContactTerm<d>::ContactTerm(int n_verts, std::vector<int> verts, ContactOptions 
 
 template <int d>
 bool ContactTerm<d>::friction_active(const TermData& data) const {
-  return data.step.dt > 0.0 && data.parameters[1] > 0.0;
+  return detail::contact_friction_active(data);
 }
 
 template <int d>
@@ -135,19 +136,13 @@ bool ContactTerm<d>::closed_form(const Data& data, int, const double* xs, const 
 template <int d>
 void ContactTerm<d>::scatter_parameter_products(const Data&, const double* P,
                                                 double* parameters_bar) const {
-  for (int s = 0; s < this->n_stencils(); ++s) {
-    parameters_bar[0] += P[2 * s];
-    parameters_bar[1] += P[2 * s + 1];
-  }
+  detail::scatter_contact_products(this->n_stencils(), P, parameters_bar);
 }
 
 template <int d>
 void ContactTerm<d>::gather_parameter_directions(const Data&, const double* direction,
                                                  double* dP) const {
-  for (int s = 0; s < this->n_stencils(); ++s) {
-    dP[2 * s] = direction[0];
-    dP[2 * s + 1] = direction[1];
-  }
+  detail::gather_contact_directions(this->n_stencils(), direction, dP);
 }
 
 template <int d>
@@ -163,8 +158,7 @@ double ContactTerm<d>::max_step(const TermData&, const Eigen::VectorXd& x,
 
 template <int d>
 std::vector<ParameterGroup> ContactTerm<d>::parameter_groups() const {
-  return {{"stiffness", "N/m", 0, 1, ParameterGroup::Layout::Scalar, 0.0, 1e300},
-          {"friction", "1", 1, 1, ParameterGroup::Layout::Scalar, 0.0, 1e300}};
+  return detail::contact_parameter_groups();
 }
 
 template <int d>
@@ -174,10 +168,7 @@ Eigen::VectorXd ContactTerm<d>::default_parameters() const {
 
 template <int d>
 void ContactTerm<d>::validate_parameters(const double* p) const {
-  if (!(p[0] > 0.0) || !std::isfinite(p[0]))
-    throw InputError("contact stiffness must be positive and finite, got " + std::to_string(p[0]));
-  if (!(p[1] >= 0.0) || !std::isfinite(p[1]))
-    throw InputError("friction coefficient must be finite and >= 0, got " + std::to_string(p[1]));
+  detail::validate_contact_parameters(p, "contact");
 }
 
 template class ContactTerm<2>;

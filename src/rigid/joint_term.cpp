@@ -97,8 +97,10 @@ JointSpec with_default_stiffness(const Model& model, JointSpec spec, double dt) 
   return spec;
 }
 
-int add_joint(Model& model, JointSpec spec) {
-  const std::string where = "joint '" + spec.name + "'";
+namespace {
+
+// add_joint's checks of the spec (its @throws).
+void check_joint_spec(const Model& model, const JointSpec& spec, const std::string& where) {
   const int n_bodies = static_cast<int>(model.rigid_bodies.size());
   if (spec.child < 0 || spec.child >= n_bodies)
     throw InputError(where + ": the child is not a rigid body of the model");
@@ -122,6 +124,12 @@ int add_joint(Model& model, JointSpec spec) {
     }
     check_positive(where, "limit_stiffness", spec.limit_stiffness);
   }
+}
+
+}  // namespace
+
+int add_joint(Model& model, JointSpec spec) {
+  check_joint_spec(model, spec, "joint '" + spec.name + "'");
   // Frames: the rest A of each body (identity for the world).
   const auto rest = [&](int b, Eigen::Matrix3d& A, Eigen::Vector3d& p) {
     if (b < 0) {

@@ -75,8 +75,10 @@ int find_rigid_body(const Model& model, const std::string& name) {
   return -1;
 }
 
-int add_rigid_body(Model& model, RigidBodySpec spec) {
-  const std::string where = "rigid body '" + spec.name + "'";
+namespace {
+
+// The spec's checks that need no mass properties (add_rigid_body's @throws).
+void check_spec(const Model& model, const RigidBodySpec& spec, const std::string& where) {
   if (model.dim != 3 && !(model.bodies.empty() && model.n_verts == 0))
     throw InputError(where + ": rigid bodies need a 3D model");
   if (!model.terms.empty())
@@ -88,6 +90,13 @@ int add_rigid_body(Model& model, RigidBodySpec spec) {
   if (!spec.position.allFinite()) throw InputError(where + ": the position is not finite");
   if (!(spec.rigidity > 0.0) || !std::isfinite(spec.rigidity))
     throw InputError(where + ": rigidity must be positive and finite");
+}
+
+}  // namespace
+
+int add_rigid_body(Model& model, RigidBodySpec spec) {
+  const std::string where = "rigid body '" + spec.name + "'";
+  check_spec(model, spec, where);
   MassProperties props;
   try {
     props = mass_properties(spec.shape, spec.density);

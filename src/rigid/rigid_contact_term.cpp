@@ -4,6 +4,7 @@
 #include <cmath>
 #include <sstream>
 
+#include "../contact/contact_parameters.hpp"
 #include "softgrad/errors.hpp"
 
 namespace softgrad {
@@ -38,7 +39,7 @@ RigidContactTerm::RigidContactTerm(const Model& model, ContactOptions options)
 }
 
 bool RigidContactTerm::friction_active(const TermData& data) const {
-  return data.step.dt > 0.0 && data.parameters[1] > 0.0;
+  return detail::contact_friction_active(data);
 }
 
 bool RigidContactTerm::depends_on_previous_state(const TermData& data) const {
@@ -100,18 +101,12 @@ bool RigidContactTerm::feasible(const Data&, int s, const double* xs) const {
 
 void RigidContactTerm::scatter_parameter_products(const Data&, const double* P,
                                                   double* parameters_bar) const {
-  for (int s = 0; s < n_stencils(); ++s) {
-    parameters_bar[0] += P[2 * s];
-    parameters_bar[1] += P[2 * s + 1];
-  }
+  detail::scatter_contact_products(n_stencils(), P, parameters_bar);
 }
 
 void RigidContactTerm::gather_parameter_directions(const Data&, const double* direction,
                                                    double* dP) const {
-  for (int s = 0; s < n_stencils(); ++s) {
-    dP[2 * s] = direction[0];
-    dP[2 * s + 1] = direction[1];
-  }
+  detail::gather_contact_directions(n_stencils(), direction, dP);
 }
 
 double RigidContactTerm::max_step(const TermData&, const Eigen::VectorXd& x,
@@ -141,8 +136,7 @@ double RigidContactTerm::max_step(const TermData&, const Eigen::VectorXd& x,
 }
 
 std::vector<ParameterGroup> RigidContactTerm::parameter_groups() const {
-  return {{"stiffness", "N/m", 0, 1, ParameterGroup::Layout::Scalar, 0.0, 1e300},
-          {"friction", "1", 1, 1, ParameterGroup::Layout::Scalar, 0.0, 1e300}};
+  return detail::contact_parameter_groups();
 }
 
 Eigen::VectorXd RigidContactTerm::default_parameters() const {
@@ -150,12 +144,7 @@ Eigen::VectorXd RigidContactTerm::default_parameters() const {
 }
 
 void RigidContactTerm::validate_parameters(const double* p) const {
-  if (!(p[0] > 0.0) || !std::isfinite(p[0]))
-    throw InputError("rigid contact stiffness must be positive and finite, got " +
-                     std::to_string(p[0]));
-  if (!(p[1] >= 0.0) || !std::isfinite(p[1]))
-    throw InputError("rigid contact friction coefficient must be finite and >= 0, got " +
-                     std::to_string(p[1]));
+  detail::validate_contact_parameters(p, "rigid contact");
 }
 
 }  // namespace softgrad

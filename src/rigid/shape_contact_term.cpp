@@ -6,6 +6,7 @@
 #include <limits>
 #include <sstream>
 
+#include "../contact/contact_parameters.hpp"
 #include "softgrad/errors.hpp"
 #include "softgrad/obstacles.hpp"
 
@@ -70,7 +71,7 @@ ShapeContactTerm::ShapeContactTerm(const Model& model, ShapeContactOptions optio
 }
 
 bool ShapeContactTerm::friction_active(const TermData& data) const {
-  return data.step.dt > 0.0 && data.parameters[1] > 0.0;
+  return detail::contact_friction_active(data);
 }
 
 bool ShapeContactTerm::depends_on_previous_state(const TermData& data) const {
@@ -133,18 +134,12 @@ bool ShapeContactTerm::feasible(const Data&, int s, const double* y) const {
 
 void ShapeContactTerm::scatter_parameter_products(const Data&, const double* P,
                                                   double* parameters_bar) const {
-  for (int s = 0; s < n_stencils(); ++s) {
-    parameters_bar[0] += P[2 * s];
-    parameters_bar[1] += P[2 * s + 1];
-  }
+  detail::scatter_contact_products(n_stencils(), P, parameters_bar);
 }
 
 void ShapeContactTerm::gather_parameter_directions(const Data&, const double* direction,
                                                    double* dP) const {
-  for (int s = 0; s < n_stencils(); ++s) {
-    dP[2 * s] = direction[0];
-    dP[2 * s + 1] = direction[1];
-  }
+  detail::gather_contact_directions(n_stencils(), direction, dP);
 }
 
 double ShapeContactTerm::pair_step(int s, const double* y, const double* dy, double t_max) const {
@@ -199,8 +194,7 @@ double ShapeContactTerm::max_step(const TermData&, const Eigen::VectorXd& x,
 }
 
 std::vector<ParameterGroup> ShapeContactTerm::parameter_groups() const {
-  return {{"stiffness", "N/m", 0, 1, ParameterGroup::Layout::Scalar, 0.0, 1e300},
-          {"friction", "1", 1, 1, ParameterGroup::Layout::Scalar, 0.0, 1e300}};
+  return detail::contact_parameter_groups();
 }
 
 Eigen::VectorXd ShapeContactTerm::default_parameters() const {
@@ -208,12 +202,7 @@ Eigen::VectorXd ShapeContactTerm::default_parameters() const {
 }
 
 void ShapeContactTerm::validate_parameters(const double* p) const {
-  if (!(p[0] > 0.0) || !std::isfinite(p[0]))
-    throw InputError("shape contact stiffness must be positive and finite, got " +
-                     std::to_string(p[0]));
-  if (!(p[1] >= 0.0) || !std::isfinite(p[1]))
-    throw InputError("shape contact friction coefficient must be finite and >= 0, got " +
-                     std::to_string(p[1]));
+  detail::validate_contact_parameters(p, "shape contact");
 }
 
 namespace {

@@ -184,6 +184,38 @@ int body_index(const ObjectReader& r, const char* key, const Model& model, bool 
                   "; the rigid bodies are: " + (names.empty() ? "none" : names));
 }
 
+// /motors, their targets held for `steps` steps.
+void read_motors(const ObjectReader& top, int steps, Model& model) {
+  std::vector<MotorSpec> motors;
+  const std::vector<const Json*> entries = top.list("motors");
+  for (size_t i = 0; i < entries.size(); ++i) {
+    const ObjectReader r(top.source(), *entries[i], "/motors/" + std::to_string(i), schema::motor);
+    MotorSpec m;
+    m.name = r.has("name") ? r.string("name") : "motor" + std::to_string(i);
+    for (const MotorSpec& other : motors)
+      if (other.name == m.name) r.fail("name", "another motor is called '" + m.name + "'");
+    const std::string joint = r.string("joint");
+    m.joint = -1;
+    for (size_t j = 0; j < model.joints.size(); ++j)
+      if (model.joints[j].name == joint) m.joint = static_cast<int>(j);
+    if (m.joint < 0) r.fail("joint", "no joint '" + joint + "' (see /joints)");
+    const std::string mode = r.string("mode");
+    m.mode = mode == "velocity" ? MotorMode::Velocity
+             : mode == "force"  ? MotorMode::Force
+                                : MotorMode::Position;
+    m.gain = r.number("gain");
+    m.damping = r.number("damping");
+    m.max_force = r.number("max_force");
+    m.target = r.number("target");
+    motors.push_back(std::move(m));
+  }
+  try {
+    add_motors(model, motors, steps);
+  } catch (const InputError& e) {
+    top.fail("motors", e.what());
+  }
+}
+
 void read_attachments(const ObjectReader& top, double dt, Model& model) {
   const std::vector<const Json*> entries = top.list("attachments");
   for (size_t i = 0; i < entries.size(); ++i) {
@@ -292,34 +324,7 @@ void add_rigid_terms(const ObjectReader& top, double dt, int motor_steps, Model&
   add_joint_term(model);
   read_attachments(top, dt, model);
 
-  std::vector<MotorSpec> motors;
-  const std::vector<const Json*> entries = top.list("motors");
-  for (size_t i = 0; i < entries.size(); ++i) {
-    const ObjectReader r(top.source(), *entries[i], "/motors/" + std::to_string(i), schema::motor);
-    MotorSpec m;
-    m.name = r.has("name") ? r.string("name") : "motor" + std::to_string(i);
-    for (const MotorSpec& other : motors)
-      if (other.name == m.name) r.fail("name", "another motor is called '" + m.name + "'");
-    const std::string joint = r.string("joint");
-    m.joint = -1;
-    for (size_t j = 0; j < model.joints.size(); ++j)
-      if (model.joints[j].name == joint) m.joint = static_cast<int>(j);
-    if (m.joint < 0) r.fail("joint", "no joint '" + joint + "' (see /joints)");
-    const std::string mode = r.string("mode");
-    m.mode = mode == "velocity" ? MotorMode::Velocity
-             : mode == "force"  ? MotorMode::Force
-                                : MotorMode::Position;
-    m.gain = r.number("gain");
-    m.damping = r.number("damping");
-    m.max_force = r.number("max_force");
-    m.target = r.number("target");
-    motors.push_back(std::move(m));
-  }
-  try {
-    add_motors(model, motors, motor_steps);
-  } catch (const InputError& e) {
-    top.fail("motors", e.what());
-  }
+  read_motors(top, motor_steps, model);
 }
 
 void read_rigid_velocities(const ObjectReader& top, const Model& model, Eigen::VectorXd& v) {

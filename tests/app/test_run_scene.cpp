@@ -160,8 +160,9 @@ TEST_CASE("app/run_scene: the step callback is called once per step") {
   Scene scene = tiny_scene(dir.file("out"), 2);
   std::ostringstream os;
   Progress progress(os, Progress::Style::Lines, scene.steps);
-  const RunResult r =
-      run_scene(scene, {[&progress](int done, double t) { progress.update(done, t); }, nullptr});
+  RunOptions options;
+  options.on_step = [&progress](int done, double t) { progress.update(done, t); };
+  const RunResult r = run_scene(scene, options);
   CHECK(count_of(os.str(), "softgrad: step ") == 2);
   CHECK(os.str().find("step 2/2 (100%)") != std::string::npos);
 }

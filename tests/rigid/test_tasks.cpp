@@ -5,10 +5,12 @@
 
 #include <filesystem>
 #include <random>
+#include <tuple>
 
 #include "softgrad/adjoint.hpp"
 #include "softgrad/locomotion.hpp"
 #include "softgrad/scene.hpp"
+#include "softgrad/training.hpp"
 
 using namespace softgrad;
 
@@ -84,4 +86,30 @@ TEST_CASE("rigid/tasks: the arm's gradient in its MLP policy over sampled goals"
 
 TEST_CASE("rigid/tasks: the cart-pole's gradient in its MLP policy after kicks") {
   check_task_gradient("cart_pole", 60, 2, 1e-6);
+}
+
+TEST_CASE("rigid/tasks: the quadruped's gradient in its gait, its feet on the ground") {
+  check_task_gradient("quadruped_rigid", 40, 1, 1e-6);
+}
+
+TEST_CASE("rigid/tasks: the ball throw and the arm train") {
+  // A few Adam iterations on the scenes' own settings: the mean loss falls by a large factor.
+  for (const auto& [name, steps, goals, iterations, factor] :
+       {std::tuple<const char*, int, int, int, double>{"ball_throw", 500, 1, 15, 20.0},
+        {"arm_reach", 100, 2, 6, 2.0}}) {
+    INFO(std::string(name));
+    TaskObjective f(name, steps, goals);
+    std::vector<Episode> episodes;
+    for (size_t k = 0; k < f.rollouts.size(); ++k) episodes.push_back({f.rollouts[k], f.losses[k]});
+    const Locomotion& loc = *f.scene.locomotion;
+    TrainOptions o;
+    o.iterations = iterations;
+    o.learning_rate = loc.train.learning_rate;
+    o.clip = loc.train.clip;
+    const TrainReport r = train(*f.sim, episodes, *f.params, o);
+    const double first = r.history.front().loss;
+    MESSAGE(std::string(name) << ": loss " << first << " -> " << r.best_loss << " in " << iterations
+                              << " iterations");
+    CHECK(r.best_loss < first / factor);
+  }
 }
