@@ -12,7 +12,6 @@ namespace {
 
 using enum KeyType;
 
-constexpr Range kOpenUnit{0.0, 1.0, false, false};
 constexpr Range kFromOne{1.0, kInf, true, false};
 constexpr Range kFromTwo{2.0, kInf, true, false};
 // Bounds that keep a policy's or a gait's parameter count (and its memory) sane.

@@ -5,7 +5,6 @@
 
 #include <filesystem>
 #include <random>
-#include <tuple>
 
 #include "softgrad/adjoint.hpp"
 #include "softgrad/locomotion.hpp"
@@ -94,11 +93,16 @@ TEST_CASE("rigid/tasks: the quadruped's gradient in its gait, its feet on the gr
 
 TEST_CASE("rigid/tasks: the ball throw and the arm train") {
   // A few Adam iterations on the scenes' own settings: the mean loss falls by a large factor.
-  for (const auto& [name, steps, goals, iterations, factor] :
-       {std::tuple<const char*, int, int, int, double>{"ball_throw", 500, 1, 15, 20.0},
-        {"arm_reach", 100, 2, 6, 2.0}}) {
-    INFO(std::string(name));
-    TaskObjective f(name, steps, goals);
+  struct Case {
+    const char* name;
+    int steps, goals, iterations;
+    double factor;
+  };
+  for (const Case& c : {Case{"ball_throw", 500, 1, 15, 20.0}, Case{"arm_reach", 100, 2, 6, 2.0}}) {
+    const std::string name = c.name;
+    const int iterations = c.iterations;
+    INFO(name);
+    TaskObjective f(name, c.steps, c.goals);
     std::vector<Episode> episodes;
     for (size_t k = 0; k < f.rollouts.size(); ++k) episodes.push_back({f.rollouts[k], f.losses[k]});
     const Locomotion& loc = *f.scene.locomotion;
@@ -108,8 +112,8 @@ TEST_CASE("rigid/tasks: the ball throw and the arm train") {
     o.clip = loc.train.clip;
     const TrainReport r = train(*f.sim, episodes, *f.params, o);
     const double first = r.history.front().loss;
-    MESSAGE(std::string(name) << ": loss " << first << " -> " << r.best_loss << " in " << iterations
-                              << " iterations");
-    CHECK(r.best_loss < first / factor);
+    MESSAGE(name << ": loss " << first << " -> " << r.best_loss << " in " << iterations
+                 << " iterations");
+    CHECK(r.best_loss < first / c.factor);
   }
 }

@@ -61,11 +61,11 @@ TEST_CASE("scenes/rigid_scenes: the thrown ball lands, rolls and stays above the
 }
 
 TEST_CASE("scenes/rigid_scenes: the arm, the cart-pole and the quadruped run their episodes") {
-  for (const auto& [name, steps] : {std::pair<const char*, int>{"arm_reach", -1},
-                                    {"cart_pole", -1},
-                                    {"quadruped_rigid", 300}}) {
-    INFO(name);
-    const Trajectory t = run(name, steps);
+  for (const std::pair<const char*, int>& c : {std::pair<const char*, int>{"arm_reach", -1},
+                                               {"cart_pole", -1},
+                                               {"quadruped_rigid", 300}}) {
+    INFO(c.first);
+    const Trajectory t = run(c.first, c.second);
     for (const RigidBody& b : t.model()->rigid_bodies)
       CHECK(orthogonality(b, t.final_state().x) < 1e-3);
   }
