@@ -61,8 +61,8 @@ json quadruped(int repeats) {
     newton /= t.steps();
   }
   std::cout << "quadruped_rigid, " << r.steps << " steps: forward " << forward
-            << " s, with gradient " << with_gradient << " s ("
-            << with_gradient / forward << "x), " << newton << " Newton iterations per step\n";
+            << " s, with gradient " << with_gradient << " s (" << with_gradient / forward << "x), "
+            << newton << " Newton iterations per step\n";
   return {{"scene", "quadruped_rigid"},
           {"bodies", scene.model->rigid_bodies.size()},
           {"joints", scene.model->joints.size()},
@@ -86,7 +86,8 @@ json quadruped(int repeats) {
 json duel(const std::string& name, long budget, double distance) {
   app::CompareSettings settings;
   settings.budget = budget;
-  settings.overrides.out = (std::filesystem::temp_directory_path() / ("rigid_robots_" + name)).string();
+  settings.overrides.out =
+      (std::filesystem::temp_directory_path() / ("rigid_robots_" + name)).string();
   settings.overrides.quiet = true;
   settings.overrides.threads = 1;
   Scene scene = load_scene(scene_path(name));
@@ -140,10 +141,14 @@ int main(int argc, char** argv) {
   std::string out = "benchmarks/results/rigid_robots.json";
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string key = argv[i];
-    if (key == "--repeats") repeats = std::stoi(argv[i + 1]);
-    else if (key == "--ball-budget") ball_budget = std::stol(argv[i + 1]);
-    else if (key == "--arm-budget") arm_budget = std::stol(argv[i + 1]);
-    else if (key == "--out") out = argv[i + 1];
+    if (key == "--repeats")
+      repeats = std::stoi(argv[i + 1]);
+    else if (key == "--ball-budget")
+      ball_budget = std::stol(argv[i + 1]);
+    else if (key == "--arm-budget")
+      arm_budget = std::stol(argv[i + 1]);
+    else if (key == "--out")
+      out = argv[i + 1];
     else {
       std::cerr << "unknown option " << key << "\n";
       return 1;

@@ -3,8 +3,10 @@
 #include <doctest/doctest.h>
 
 #include <Eigen/Geometry>
+#include <fstream>
 #include <numbers>
 
+#include "io/io_test_support.hpp"
 #include "scene_test_support.hpp"
 #include "softgrad/locomotion.hpp"
 #include "softgrad/parameters.hpp"
@@ -143,4 +145,27 @@ TEST_CASE("scenes/rigid_reader: a robot task is a control problem with its episo
   CHECK_FALSE(tr.controller);
   const ParameterSet launch(ts, tr, t.locomotion->trained_parameters());
   CHECK(launch.get(ts, tr).isApprox((Eigen::VectorXd(6) << 1, 0, 0, 0, 0, 2).finished(), 1e-12));
+}
+
+TEST_CASE("scenes/rigid_reader: a mesh shape from a surface file has the solid's mass") {
+  // A 0.2 x 0.4 x 0.6 m box as 12 triangles in an OBJ, scaled by 0.5 in the scene: the mass
+  // and second moments of a 0.1 x 0.2 x 0.3 m box.
+  test::TempDir dir;
+  std::ofstream obj(dir.file("block.obj"));
+  for (int k = 0; k < 8; ++k)
+    obj << "v " << (k & 1 ? 0.1 : -0.1) << " " << (k & 2 ? 0.2 : -0.2) << " "
+        << (k & 4 ? 0.3 : -0.3) << "\n";
+  // Faces of the cube on corners 1..8 (bit 0: x, bit 1: y, bit 2: z), counter-clockwise outside.
+  obj << "f 1 3 4 2\nf 5 6 8 7\nf 1 2 6 5\nf 3 7 8 4\nf 1 5 7 3\nf 2 4 8 6\n";
+  obj.close();
+  const Scene s = parse_scene(
+      R"({"rigid_bodies": [{"shape": {"type": "mesh", "file": "block.obj", "scale": 0.5},
+                            "density": 800, "position": [0, 1, 0]}]})",
+      dir.file("scene.json"));
+  const RigidBody& b = s.model->rigid_bodies.at(0);
+  const double m = 800 * 0.1 * 0.2 * 0.3;
+  CHECK(b.mass == doctest::Approx(m).epsilon(1e-12));
+  CHECK((b.second_moments - m / 12 * Eigen::Vector3d(0.01, 0.04, 0.09)).norm() < 1e-12 * m);
+  CHECK((b.position(s.model->X) - Eigen::Vector3d(0, 1, 0)).norm() < 1e-12);
+  CHECK(b.contact_centers.size() == 8);  // its vertices meet the obstacles
 }
