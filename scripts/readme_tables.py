@@ -239,7 +239,29 @@ def rigid_robots():
     return rows
 
 
-TABLES = {"rigid_robots": rigid_robots, "peer_pytorch": peer_pytorch, "thread_policy": thread_policy, "material_throughput": material_throughput,
+def mesh_contact():
+    r = load("mesh_contact")
+    rows = ["| ball on block | vertices | tetrahedra | surface triangles | s / step | Newton / step | "
+            "contact pairs (mean, max) | broad phase [ms / call] | CCD sweep [ms / call] | "
+            "one of each per Newton iteration, share of the step |",
+            "|---|---|---|---|---|---|---|---|---|---|"]
+    for b in r["ball_on_block"]:
+        rows.append(f"| {b['refine']}x cells | {b['n_verts']:,} | {b['n_elems']:,} | "
+                    f"{b['surface_faces']:,} | {b['forward_s_per_step']:.3g} | "
+                    f"{b['newton_iterations_per_step']:.2f} | {b['contact_pairs_mean']:.0f}, "
+                    f"{b['contact_pairs_max']:.0f} | {b['broad_phase_ms_per_call']:.3g} | "
+                    f"{b['ccd_ms_per_call']:.3g} | "
+                    f"{b['newton_iterations_per_step'] * (b['broad_phase_ms_per_call'] + b['ccd_ms_per_call']) / (1e3 * b['forward_s_per_step']):.0%} |")
+    g = r["impact_gradient"]
+    rows += ["", f"Gradient through the impact of `{g['scene']}` ({g['steps']} steps; "
+             f"{g['parameter']} -> where the struck beam is and how fast it moves): adjoint "
+             f"{g['adjoint']:.6e}, central difference {g['central_difference']:.6e} (relative "
+             f"difference {g['relative_error']:.1e}); forward {g['forward_s'] * 1e3:.1f} ms, adjoint "
+             f"{g['backward_s'] * 1e3:.1f} ms."]
+    return rows
+
+
+TABLES = {"mesh_contact": mesh_contact, "rigid_robots": rigid_robots, "peer_pytorch": peer_pytorch, "thread_policy": thread_policy, "material_throughput": material_throughput,
           "hessian_projection": hessian_projection,
           "locomotion_speed": locomotion_speed, "batch_rollouts": batch_rollouts,
           "python_overhead": python_overhead, "biped_bptt": biped_bptt}

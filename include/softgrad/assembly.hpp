@@ -8,6 +8,7 @@
 #pragma once
 
 #include <Eigen/SparseCore>
+#include <utility>
 #include <vector>
 
 namespace softgrad {
@@ -21,6 +22,9 @@ class SparsityBuilder {
   /// Adds n_stencils stencils of `size` vertices each (row-major vertex indices); returns the
   /// id of this stencil set for HessianAssembler::add_stencils.
   int add_stencils(const int* verts, int n_stencils, int size);
+  /// Adds vertex pairs (a, b) whose blocks the pattern must hold besides the stencils' (the
+  /// contact pairs of HessianAssembler::add_dynamic_stencils); replaces the previous pairs.
+  void set_extra_pairs(std::vector<std::pair<int, int>> pairs) { extra_ = std::move(pairs); }
   int n_verts() const { return n_verts_; }
   int dim() const { return dim_; }
 
@@ -34,6 +38,7 @@ class SparsityBuilder {
   int n_verts_;
   int dim_;
   std::vector<StencilSet> sets_;
+  std::vector<std::pair<int, int>> extra_;
 };
 
 /// The assembled matrix and the scatter plans. Reused for every Newton iteration.
@@ -51,6 +56,15 @@ class HessianAssembler {
   /// Adds per-stencil dense blocks: `local` holds, for each stencil of set `id`, a row-major
   /// (size*dim)^2 matrix, scaled by `scale`.
   void add_stencils(int id, const double* local, double scale = 1.0);
+  /// Adds dense blocks of stencils that the builder did not declare (contact pairs found at x):
+  /// n_stencils row-major (size*dim)^2 matrices. Blocks outside the pattern are left out and
+  /// their vertex pairs recorded (missing_pairs): the owner then grows the pattern
+  /// (SparsityBuilder::set_extra_pairs with dynamic_pairs) and assembles again.
+  void add_dynamic_stencils(const int* verts, int n_stencils, int size, const double* local);
+  /// Off-diagonal vertex pairs (a < b) that add_dynamic_stencils met since set_zero.
+  const std::vector<std::pair<int, int>>& dynamic_pairs() const { return dynamic_pairs_; }
+  /// Whether some of them were outside the pattern.
+  bool pattern_incomplete() const { return incomplete_; }
   /// Replaces the rows and columns of the given dofs by those of the identity (Dirichlet).
   void apply_dirichlet(const std::vector<int>& fixed_dofs);
 
@@ -67,6 +81,9 @@ class HessianAssembler {
   SparseMatrix H_;
   std::vector<int> diagonal_;  ///< value index of H(i, i)
   std::vector<Plan> plans_;
+  int dim_ = 1;
+  std::vector<std::pair<int, int>> dynamic_pairs_;
+  bool incomplete_ = false;
 };
 
 }  // namespace softgrad

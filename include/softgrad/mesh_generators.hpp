@@ -20,6 +20,14 @@ namespace softgrad {
 Mesh box_tet_mesh(int nx, int ny, int nz, const Eigen::Vector3d& size,
                   const Eigen::Vector3d& origin = Eigen::Vector3d::Zero());
 
+/// An ellipsoid (a ball when size is a cube) inscribed in the box [origin, origin + size] [m]:
+/// box_tet_mesh(n, n, n) of a cube, each vertex p (from the centre) moved radially to
+/// p |p|_inf / |p|_2, so that the cube's faces land on the sphere. (n+1)^3 vertices, 6 n^3
+/// tetrahedra, all positively oriented.
+/// @throws InputError on the conditions of box_tet_mesh.
+Mesh ball_tet_mesh(int n, const Eigen::Vector3d& size,
+                   const Eigen::Vector3d& origin = Eigen::Vector3d::Zero());
+
 /// A rectangle [origin, origin + size] [m] of nx * ny cells, each split into 2 triangles. The
 /// diagonal alternates in a checkerboard pattern, so the mesh has no preferred direction.
 /// Vertex (i, j) has index i + (nx + 1) * j; there are (nx+1)(ny+1) vertices and 2 nx ny

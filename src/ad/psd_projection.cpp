@@ -20,10 +20,17 @@ bool project_psd(double* H) {
   if (dominant) return false;
   // Most element Hessians are already PSD (with the null space of rigid motions): a pivoted
   // LDL^T, ~N^3/3 flops, proves it far more cheaply than an eigen-decomposition.
+  // Round-off is judged against A's entries, not D's: on an indefinite block with a (near-)zero
+  // diagonal (a contact pair's Hessian has such rows) Eigen's LDL^T may pivot on round-off and
+  // return D entries far larger than A's, or stop at a zero block and report success; the
+  // factors must then also reproduce A.
   const Eigen::LDLT<Matrix> ldlt(A);
   if (ldlt.info() == Eigen::Success) {
     const auto D = ldlt.vectorD();
-    if (D.minCoeff() >= -1e-10 * D.cwiseAbs().maxCoeff()) return false;  // round-off level
+    const double scale = A.cwiseAbs().maxCoeff();
+    if (D.minCoeff() >= -1e-10 * scale && D.maxCoeff() <= 2.0 * scale &&
+        (ldlt.reconstructedMatrix() - A).cwiseAbs().maxCoeff() <= 1e-10 * scale)
+      return false;
   }
   Eigen::SelfAdjointEigenSolver<Matrix> eig(A);
   auto lambda = eig.eigenvalues();

@@ -28,7 +28,7 @@ int find_entry(const SparseMatrix& H, int row, int col) {
 
 }  // namespace
 
-HessianAssembler::HessianAssembler(const SparsityBuilder& b) {
+HessianAssembler::HessianAssembler(const SparsityBuilder& b) : dim_(b.dim_) {
   const int d = b.dim_;
   const int n = b.n_verts_ * d;
   // Vertex adjacency from all stencils, plus every vertex's own block.
@@ -39,6 +39,10 @@ HessianAssembler::HessianAssembler(const SparsityBuilder& b) {
       for (int a = 0; a < set.size; ++a)
         for (int c = 0; c < set.size; ++c)
           adj[set.verts[s * set.size + a]].push_back(set.verts[s * set.size + c]);
+  for (const auto& [a, c] : b.extra_) {
+    adj[a].push_back(c);
+    adj[c].push_back(a);
+  }
   size_t nnz = 0;
   for (auto& list : adj) {
     std::sort(list.begin(), list.end());
@@ -90,7 +94,11 @@ HessianAssembler::HessianAssembler(const SparsityBuilder& b) {
   }
 }
 
-void HessianAssembler::set_zero() { std::fill(H_.valuePtr(), H_.valuePtr() + H_.nonZeros(), 0.0); }
+void HessianAssembler::set_zero() {
+  std::fill(H_.valuePtr(), H_.valuePtr() + H_.nonZeros(), 0.0);
+  dynamic_pairs_.clear();
+  incomplete_ = false;
+}
 
 void HessianAssembler::add_diagonal(const Eigen::VectorXd& d) {
   SOFTGRAD_CHECK(d.size() == static_cast<Eigen::Index>(diagonal_.size()), "diagonal size");
@@ -118,6 +126,36 @@ void HessianAssembler::add_stencils(int id, const double* local, double scale) {
     for (int c = plan.nz_begin[k]; c < plan.nz_begin[k + 1]; ++c) sum += local[plan.contrib[c]];
     values[k] += scale * sum;
   });
+}
+
+void HessianAssembler::add_dynamic_stencils(const int* verts, int n_stencils, int size,
+                                            const double* local) {
+  const int d = dim_;
+  const int m = size * d;
+  double* values = H_.valuePtr();
+  const int* outer = H_.outerIndexPtr();
+  const int* inner = H_.innerIndexPtr();
+  for (int s = 0; s < n_stencils; ++s) {
+    const int* v = verts + s * size;
+    const double* h = local + static_cast<size_t>(s) * m * m;
+    for (int a = 0; a < size; ++a)
+      for (int c = 0; c < size; ++c) {
+        if (v[a] != v[c]) dynamic_pairs_.emplace_back(std::min(v[a], v[c]), std::max(v[a], v[c]));
+        // Column (v[c], j) holds its rows in vertex blocks: one search finds the dim rows.
+        for (int j = 0; j < d; ++j) {
+          const int col = v[c] * d + j;
+          const int* begin = inner + outer[col];
+          const int* end = inner + outer[col + 1];
+          const int* it = std::lower_bound(begin, end, v[a] * d);
+          if (it == end || *it != v[a] * d) {
+            incomplete_ = true;
+            break;
+          }
+          const auto k = it - inner;
+          for (int i = 0; i < d; ++i) values[k + i] += h[(a * d + i) * m + c * d + j];
+        }
+      }
+  }
 }
 
 void HessianAssembler::apply_dirichlet(const std::vector<int>& fixed_dofs) {

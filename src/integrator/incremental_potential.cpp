@@ -9,7 +9,8 @@ namespace softgrad {
 
 IncrementalPotential::IncrementalPotential(const Model& model)
     : model_(model), fixed_(model.kinematic_dofs()) {
-  SparsityBuilder builder(model.n_verts, model.dim);
+  builder_ = std::make_unique<SparsityBuilder>(model.n_verts, model.dim);
+  SparsityBuilder& builder = *builder_;
   for (size_t k = 0; k < model.terms.size(); ++k) {
     const EnergyTerm& t = *model.terms[k];
     data_.push_back(t.make_data());
@@ -82,11 +83,20 @@ double IncrementalPotential::value_and_gradient(const Eigen::VectorXd& x, Eigen:
 }
 
 void IncrementalPotential::hessian(const Eigen::VectorXd& x, bool project) {
-  assembler_->set_zero();
-  if (dynamic()) assembler_->add_diagonal(model_.mass / (dt_ * dt_));
-  for (size_t k = 0; k < data_.size(); ++k)
-    if (active(static_cast<int>(k)))
-      model_.terms[k]->add_hessian(*data_[k], x, project, *assembler_);
+  for (;;) {
+    assembler_->set_zero();
+    if (dynamic()) assembler_->add_diagonal(model_.mass / (dt_ * dt_));
+    for (size_t k = 0; k < data_.size(); ++k)
+      if (active(static_cast<int>(k)))
+        model_.terms[k]->add_hessian(*data_[k], x, project, *assembler_);
+    if (!assembler_->pattern_incomplete()) break;
+    // Pairs of an earlier x that are gone leave the pattern with this rebuild.
+    std::vector<std::pair<int, int>> pairs = assembler_->dynamic_pairs();
+    std::sort(pairs.begin(), pairs.end());
+    pairs.erase(std::unique(pairs.begin(), pairs.end()), pairs.end());
+    builder_->set_extra_pairs(std::move(pairs));
+    assembler_ = std::make_unique<HessianAssembler>(*builder_);
+  }
   assembler_->apply_dirichlet(fixed_);
 }
 

@@ -35,7 +35,9 @@ class IncrementalPotential {
   /// Phi(x) and g = dPhi/dx (kinematic dofs zeroed) in one pass over the terms; +infinity,
   /// with g unspecified, at an infeasible point.
   double value_and_gradient(const Eigen::VectorXd& x, Eigen::VectorXd& g);
-  /// Assembles the (projected) Hessian with identity rows/columns for kinematic dofs.
+  /// Assembles the (projected) Hessian with identity rows/columns for kinematic dofs. When a
+  /// term's pairs found at x (contact) fall outside the pattern, the pattern is rebuilt with
+  /// the pairs of this assembly (the linear solvers re-analyse a changed pattern).
   void hessian(const Eigen::VectorXd& x, bool project);
   const SparseMatrix& matrix() const { return assembler_->matrix(); }
   HessianAssembler& assembler() { return *assembler_; }
@@ -60,6 +62,8 @@ class IncrementalPotential {
   const Model& model_;
   std::vector<std::unique_ptr<TermData>> data_;
   std::unique_ptr<HessianAssembler> assembler_;
+  /// The terms' declared stencils: the pattern grows from them when contact pairs appear.
+  std::unique_ptr<SparsityBuilder> builder_;
   /// Terms with the optional capabilities, by index.
   std::vector<std::pair<int, const StepLimit*>> step_limits_;
   std::vector<std::pair<int, const DirectionCorrection*>> corrections_;

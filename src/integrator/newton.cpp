@@ -225,6 +225,7 @@ NewtonReport newton_solve(IncrementalPotential& phi, NewtonLinearSolver solver,
     r.step_norm = dx.lpNorm<Eigen::Infinity>();
     if (exact_failed) exact_retry_below = 0.5 * r.step_norm;
     if (r.step_norm <= step_tolerance) {
+      if (phi.max_step(x, dx) < 1.0) return r;  // it would cross a surface: stay
       x += dx;  // a step this small is below the tolerance: take it and stop
       r.energy = phi.value(x);
       if (!std::isfinite(r.energy)) {  // unless it touches a barrier obstacle

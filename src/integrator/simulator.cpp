@@ -40,7 +40,8 @@ Simulator::Simulator(std::shared_ptr<const Model> model, SimulationOptions optio
         options_.linear.rel_tol, options_.linear.abs_tol, options_.linear.max_iterations});
   } else {
     impl_->linear = make_linear_solver(options_.linear);
-    impl_->linear->analyze(impl_->phi->matrix());  // the pattern never changes
+    // The declared pattern; contact pairs may grow it (the solvers re-analyse then).
+    impl_->linear->analyze(impl_->phi->matrix());
   }
 }
 
@@ -94,6 +95,12 @@ NewtonReport Simulator::step(State& s, const TermParameters& parameters,
   // Initial guess: the inertial prediction, or the start if that is infeasible.
   Eigen::VectorXd x = xhat;
   apply_kinematics(t_next, prescribed, x);
+  // A prediction that passes through a surface (mesh contact) may land outside it again:
+  // start from the current positions instead, unless the path there is free.
+  if (impl_->phi->max_step(s.x, x - s.x) < 1.0) {
+    x = s.x;
+    apply_kinematics(t_next, prescribed, x);
+  }
   const double tol = options_.newton.tolerance * model_->length_scale() * dt;
   NewtonReport r = newton_solve(*impl_->phi, impl_->solver(), options_.newton, tol, x);
   if (r.status == NewtonReport::Status::InfeasibleStart) {

@@ -92,6 +92,20 @@ Mesh box_tet_mesh(int nx, int ny, int nz, const Eigen::Vector3d& size,
   return mesh;
 }
 
+Mesh ball_tet_mesh(int n, const Eigen::Vector3d& size, const Eigen::Vector3d& origin) {
+  check_arguments<3>("ball_tet_mesh", {n, n, n}, size, origin, 6);
+  Mesh mesh =
+      box_tet_mesh(n, n, n, Eigen::Vector3d::Constant(2.0), Eigen::Vector3d::Constant(-1.0));
+  for (int v = 0; v < mesh.n_verts(); ++v) {
+    const Eigen::Vector3d p = mesh.X.row(v).transpose();
+    const double r = p.norm();
+    const Eigen::Vector3d q = r > 0.0 ? Eigen::Vector3d(p * (p.lpNorm<Eigen::Infinity>() / r)) : p;
+    mesh.X.row(v) = (origin + 0.5 * (q + Eigen::Vector3d::Ones()).cwiseProduct(size)).transpose();
+  }
+  mesh.source = "ball_tet_mesh(" + std::to_string(n) + ")";
+  return mesh;
+}
+
 Mesh rectangle_tri_mesh(int nx, int ny, const Eigen::Vector2d& size,
                         const Eigen::Vector2d& origin) {
   check_arguments<2>("rectangle_tri_mesh", {nx, ny}, size, origin, 2);

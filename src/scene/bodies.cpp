@@ -51,11 +51,11 @@ Mesh read_mesh_file(const ObjectReader& m, int dim) {
 // A box of tetrahedra, or a rectangle or disk of triangles.
 Mesh generate_mesh(const ObjectReader& m, int dim) {
   const std::string generator = m.string("generator");
-  const int needs = generator == "box" ? 3 : 2;
+  const int needs = generator == "box" || generator == "ball" ? 3 : 2;
   if (needs != dim) {
     m.fail("generator", "'" + generator + "' makes a " + std::to_string(needs) +
                             "D mesh but the scene has \"dim\": " + std::to_string(dim) +
-                            (dim == 3 ? "; use 'box'" : "; use 'rectangle' or 'disk'"));
+                            (dim == 3 ? "; use 'box' or 'ball'" : "; use 'rectangle' or 'disk'"));
   }
   for (const char* key : {"resolution", "size"})
     if (!m.has(key))
@@ -64,6 +64,11 @@ Mesh generate_mesh(const ObjectReader& m, int dim) {
   const Eigen::VectorXd size = m.vector("size", dim, {});
   const Eigen::VectorXd origin = m.vector("origin", dim, Eigen::VectorXd::Zero(dim));
   try {
+    if (generator == "ball") {
+      if (n[0] != n[1] || n[0] != n[2])
+        m.fail("resolution", "a ball's resolution is one number of cells per axis, as [n, n, n]");
+      return ball_tet_mesh(n[0], size, origin);
+    }
     if (dim == 3) return box_tet_mesh(n[0], n[1], n[2], size, origin);
     if (generator == "disk") return disk_tri_mesh(n[0], n[1], size, origin);
     return rectangle_tri_mesh(n[0], n[1], size, origin);
@@ -74,7 +79,8 @@ Mesh generate_mesh(const ObjectReader& m, int dim) {
 
 Mesh read_body_mesh(const ObjectReader& m, int dim) {
   if (m.has("file") == m.has("generator"))
-    m.fail_here("give exactly one of 'file' (a mesh file) or 'generator' (box, rectangle or disk)");
+    m.fail_here(
+        "give exactly one of 'file' (a mesh file) or 'generator' (box, ball, rectangle or disk)");
   Mesh mesh = m.has("file") ? read_mesh_file(m, dim) : generate_mesh(m, dim);
   // Scale, then translate.
   const double scale = m.number("scale");

@@ -7,6 +7,7 @@
 #include "regions.hpp"
 #include "softgrad/contact.hpp"
 #include "softgrad/errors.hpp"
+#include "softgrad/mesh_contact.hpp"
 #include "softgrad/rigid_coupling.hpp"
 
 namespace softgrad::detail {
@@ -123,7 +124,10 @@ void read_contact(const ObjectReader& top, Model& model) {
   options.friction = c.number("friction");
   options.friction_velocity = c.number("friction_velocity");
   const std::vector<const Json*> entries = c.list("obstacles");
-  if (entries.empty()) c.fail("obstacles", "contact needs at least one obstacle");
+  const bool meshes = c.boolean("between_bodies") || c.boolean("self_contact");
+  if (entries.empty() && !meshes)
+    c.fail("obstacles",
+           "contact needs at least one obstacle, or between_bodies or self_contact true");
   for (size_t i = 0; i < entries.size(); ++i) {
     const ObjectReader r(top.source(), *entries[i],
                          child_pointer(c.path("obstacles"), std::to_string(i)), schema::obstacle);
@@ -143,8 +147,17 @@ void read_contact(const ObjectReader& top, Model& model) {
     if (body.collides && body.shape.kind != RigidShape::Kind::Mesh)
       shapes.bodies.push_back(static_cast<int>(b));
   }
+  MeshContactOptions mesh;
+  mesh.stiffness = options.stiffness;
+  mesh.activation_distance = options.activation_distance;
+  mesh.friction = options.friction;
+  mesh.friction_velocity = options.friction_velocity;
+  mesh.self_contact = c.boolean("self_contact");
+  if (meshes && options.model != ContactModel::Barrier)
+    c.fail("model", "contact between bodies and self-contact need the barrier model");
   try {
-    add_contact(model, std::move(options));
+    if (!options.obstacles.empty()) add_contact(model, std::move(options));
+    if (meshes) add_mesh_contact(model, std::move(mesh));
     if (c.boolean("rigid_shapes") && !shapes.bodies.empty() && model.n_mesh_verts() > 0)
       add_shape_contact(model, std::move(shapes));
   } catch (const InputError& e) {

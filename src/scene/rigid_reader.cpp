@@ -33,6 +33,10 @@ constexpr KeySpec kRigidBodyKeys[] = {
      "",
      "makes the body kinematic: \"fixed\", or an object (translate or rotate, see "
      "/boundary/*/motion; rotate turns the body about the axis); absent: a dynamic body"},
+    {"start", Number, "s", kNonNegative, "", "0",
+     "a kinematic body's motion starts (before: at rest), as /boundary/*/start"},
+    {"stop", Number, "s", kPositive, "", "inf",
+     "a kinematic body's motion stops (after: held); > start"},
     {"collides", Boolean, "", {}, "", "true", "the body meets the scene's contact obstacles"},
     {"rigidity", Number, "Pa", kPositive, "", "1e8",
      "stiffness kappa of the orthogonality energy kappa V |A^T A - I|^2 (affine body dynamics)"},
@@ -273,9 +277,17 @@ void read_rigid_bodies(const ObjectReader& top, Model& model) {
     spec.rotation = read_rotation(r);
     spec.collides = r.boolean("collides");
     spec.rigidity = r.number("rigidity");
+    for (const char* key : {"start", "stop"})
+      if (r.has(key) && !r.has("motion"))
+        r.fail(key, "'" + std::string(key) + "' applies to a kinematic body (with 'motion')");
     if (r.has("motion")) {
       KinematicGroup motion;
       read_motion(r, 3, motion);
+      motion.start = r.number("start");
+      motion.stop = r.number("stop");
+      if (!(motion.stop > motion.start))
+        r.fail("stop", "the motion must stop after it starts (start " +
+                           std::to_string(motion.start) + " s)");
       spec.motion = motion;
       for (const char* key : {"velocity", "angular_velocity"})
         if (r.has(key))

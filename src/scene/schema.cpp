@@ -197,10 +197,11 @@ constexpr KeySpec kMeshKeys[] = {
      Choice,
      "",
      {},
-     "box|rectangle|disk",
+     "box|ball|rectangle|disk",
      "",
-     "built-in mesh: box (3D, tetrahedra), rectangle or disk (2D, triangles; a disk is the "
-     "ellipse inscribed in [origin, origin + size])"},
+     "built-in mesh: box or ball (3D, tetrahedra; a ball is the ellipsoid inscribed in "
+     "[origin, origin + size], resolution [n, n, n]), rectangle or disk (2D, triangles; a disk "
+     "is the ellipse inscribed in [origin, origin + size])"},
     {"resolution", Integers, "", kAtLeastOne, "", "",
      "cells per axis, [nx, ny(, nz)]; disk: [rings, sectors] (ring k has sectors k vertices) "
      "(generator only, required with it)"},

@@ -32,8 +32,9 @@ constexpr KeySpec kContactKeys[] = {
      "",
      {},
      "",
-     nullptr,
-     "the obstacles (at least one), see /contact/obstacles/*"},
+     "[]",
+     "the obstacles (at least one unless between_bodies or self_contact), see "
+     "/contact/obstacles/*"},
     {"region", Object, "", {}, "", "", "the vertices that collide; default all"},
     {"rigid_shapes",
      Boolean,
@@ -44,6 +45,23 @@ constexpr KeySpec kContactKeys[] = {
      "the deformable bodies' vertices (those of region) also meet the rigid bodies' box, "
      "sphere and capsule shapes (those that collide), with the same model and coefficients "
      "(term shape_contact)"},
+    {"between_bodies",
+     Boolean,
+     "",
+     {},
+     "",
+     "false",
+     "the deformable bodies' surfaces meet one another, never crossing (IPC barrier between "
+     "point-triangle and edge-edge pairs, CCD-filtered steps; barrier model only) with the same "
+     "coefficients (term mesh_contact)"},
+    {"self_contact",
+     Boolean,
+     "",
+     {},
+     "",
+     "false",
+     "a deformable body's surface also meets itself, and the bodies one another (term "
+     "mesh_contact)"},
 };
 
 constexpr KeySpec kObstacleKeys[] = {

@@ -2,6 +2,8 @@
 // parameters, densities; each error with its location.
 #include <doctest/doctest.h>
 
+#include <cmath>
+
 #include "io/io_test_support.hpp"
 #include "scenes/scene_test_support.hpp"
 #include "softgrad/io.hpp"
@@ -132,13 +134,13 @@ TEST_CASE("scenes/bodies: generator errors name the key") {
         "'generator'");
   CHECK(with_mesh(R"({"generator": "rectangle", "resolution": [1, 1], "size": [1, 1]})") ==
         "inline.json: /bodies/0/mesh/generator: 'rectangle' makes a 2D mesh but the scene has "
-        "\"dim\": 3; use 'box'");
+        "\"dim\": 3; use 'box' or 'ball'");
   CHECK(with_mesh(R"({"resolution": [1, 1, 1]})") ==
         "inline.json: /bodies/0/mesh: give exactly one of 'file' (a mesh file) or 'generator' "
-        "(box, rectangle or disk)");
+        "(box, ball, rectangle or disk)");
   CHECK(with_mesh(R"({"generator": "cube"})") ==
         "inline.json: /bodies/0/mesh/generator: unknown value 'cube'; valid values: box, "
-        "rectangle, disk");
+        "ball, rectangle, disk");
 }
 
 TEST_CASE("scenes/bodies: scale and translate move the rest positions") {
@@ -278,4 +280,20 @@ TEST_CASE("scenes/bodies: values far outside physical ranges are warnings naming
                                  "size": [1000, 10, 10]}, "material": {"model": "neo_hookean"}})")
             .at(0)
             .rfind("inline.json: /bodies/0/mesh: the body is 1000.1 m across", 0) == 0);
+}
+
+TEST_CASE("scenes/bodies: the ball generator fills the inscribed sphere with positive tetrahedra") {
+  const Mesh m = ball_tet_mesh(4, {0.2, 0.2, 0.2}, {1.0, 0.0, 0.0});
+  validate_mesh(m);  // every element positively oriented
+  double volume = 0.0, farthest = 0.0;
+  for (int e = 0; e < m.n_elems(); ++e) volume += signed_measure(m, e);
+  const Eigen::Vector3d centre(1.1, 0.1, 0.1);
+  for (int v = 0; v < m.n_verts(); ++v)
+    farthest = std::max(farthest, (m.X.row(v).transpose() - centre).norm());
+  CHECK(farthest == doctest::Approx(0.1).epsilon(1e-12));  // the surface lies on the sphere
+  // An inscribed polyhedron: a little less than 4/3 pi r^3 (4.19e-3 m^3), more than the cube
+  // inscribed in the sphere.
+  CHECK(volume < 4.0 / 3.0 * M_PI * 1e-3);
+  CHECK(volume > 0.9 * 4.0 / 3.0 * M_PI * 1e-3);
+  CHECK_THROWS_AS(ball_tet_mesh(0, {0.2, 0.2, 0.2}), InputError);
 }

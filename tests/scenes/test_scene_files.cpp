@@ -70,9 +70,12 @@ Eigen::VectorXd moved(const Scene& scene, const State& s, const Eigen::VectorXd&
 
 // True if the model has a contact term (its bodies may rest on obstacles instead of being held)
 // or a joint to the world (which holds a rigid body).
+// (or on one another, or floats freely in a collision: tests/contact checks those scenes' physics)
 bool rests_on_obstacles(const Model& model) {
   for (const auto& term : model.terms)
-    if (term->name() == "contact" || term->name() == "rigid_contact") return true;
+    if (term->name() == "contact" || term->name() == "rigid_contact" ||
+        term->name() == "mesh_contact")
+      return true;
   for (const Joint& j : model.joints)
     if (j.parent < 0) return true;
   return false;

@@ -1,0 +1,91 @@
+// add_mesh_contact (softgrad/mesh_contact.hpp): options and the rest state checked, the term
+// added.
+#include <cmath>
+#include <sstream>
+
+#include "mesh_contact_term.hpp"
+#include "softgrad/errors.hpp"
+
+namespace softgrad {
+
+namespace {
+
+void check_options(const Model& model, const MeshContactOptions& o) {
+  const auto positive = [](double v) { return v > 0.0 && std::isfinite(v); };
+  if (!positive(o.stiffness))
+    throw InputError("mesh contact stiffness must be positive and finite, got " +
+                     std::to_string(o.stiffness));
+  if (!positive(o.activation_distance))
+    throw InputError("mesh contact activation_distance must be positive and finite, got " +
+                     std::to_string(o.activation_distance));
+  if (!(o.friction >= 0.0) || !std::isfinite(o.friction))
+    throw InputError("mesh contact friction coefficient must be finite and >= 0, got " +
+                     std::to_string(o.friction));
+  if (!positive(o.friction_velocity))
+    throw InputError("mesh contact friction_velocity must be positive and finite, got " +
+                     std::to_string(o.friction_velocity));
+  for (int b : o.bodies)
+    if (b < 0 || b >= static_cast<int>(model.bodies.size()))
+      throw InputError("mesh contact: no deformable body " + std::to_string(b));
+  const size_t n_bodies = o.bodies.empty() ? model.bodies.size() : o.bodies.size();
+  if (n_bodies == 0) throw InputError("mesh contact needs a deformable body");
+  if (n_bodies < 2 && !o.self_contact)
+    throw InputError("mesh contact between bodies needs two bodies, or self_contact");
+}
+
+// Vertex v's body and local index, for messages.
+std::string describe_vertex(const Model& model, int v) {
+  for (const Body& b : model.bodies)
+    if (v >= b.vertex_offset && v < b.vertex_offset + b.mesh.n_verts())
+      return "vertex " + std::to_string(v - b.vertex_offset) + " of body '" + b.name + "'";
+  return "vertex " + std::to_string(v);
+}
+
+// The rest state must be free of contact within a body (its own barrier would load it at rest)
+// and of touching between bodies (an infeasible start).
+template <int d>
+void check_rest_state(const Model& model, const MeshContactTerm<d>& term,
+                      const MeshContactOptions& o) {
+  auto data = term.make_data();
+  const auto body_of = [&](int v) {
+    for (size_t b = 0; b < model.bodies.size(); ++b)
+      if (v >= model.bodies[b].vertex_offset &&
+          v < model.bodies[b].vertex_offset + model.bodies[b].mesh.n_verts())
+        return static_cast<int>(b);
+    return -1;
+  };
+  for (const auto& p : term.pairs(*data, model.X)) {
+    const bool touching = !(p.distance > 0.0);
+    if (!touching && body_of(p.v[0]) != body_of(p.v.back())) continue;
+    std::ostringstream os;
+    os << "mesh contact: at rest, " << describe_vertex(model, p.v[0]) << " and "
+       << describe_vertex(model, p.v.back()) << " belong to primitives ";
+    if (touching) {
+      os << "that touch or overlap: the bodies must start apart";
+    } else {
+      os << "of one body " << p.distance << " m apart, within activation_distance "
+         << o.activation_distance
+         << " m: self-contact would push them apart at rest; lower activation_distance below "
+            "the surface's smallest gap, or set self_contact false";
+    }
+    throw InputError(os.str());
+  }
+}
+
+}  // namespace
+
+void add_mesh_contact(Model& model, MeshContactOptions options) {
+  check_options(model, options);
+  CollisionSurface surface = extract_surface(model, options.bodies);
+  if (model.dim == 3) {
+    auto term = std::make_unique<MeshContactTerm<3>>(model, std::move(surface), options);
+    check_rest_state(model, *term, options);
+    model.terms.push_back(std::move(term));
+  } else {
+    auto term = std::make_unique<MeshContactTerm<2>>(model, std::move(surface), options);
+    check_rest_state(model, *term, options);
+    model.terms.push_back(std::move(term));
+  }
+}
+
+}  // namespace softgrad

@@ -1,0 +1,433 @@
+#include "mesh_contact_term.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <sstream>
+
+#include "ccd.hpp"
+#include "contact_parameters.hpp"
+#include "mesh_friction_energy.hpp"
+#include "softgrad/ad/derivatives.hpp"
+#include "softgrad/ad/psd_projection.hpp"
+#include "softgrad/assembly.hpp"
+#include "softgrad/errors.hpp"
+#include "softgrad/parallel.hpp"
+
+namespace softgrad {
+
+namespace {
+constexpr int kTape = 1024;  // AD nodes per pair: the distance, mollifier and friction
+}  // namespace
+
+template <int d>
+struct MeshContactTerm<d>::Data : TermData {
+  mutable collision::BroadPhase broad;  // also max_step's (const) sweep
+  mutable std::vector<collision::Candidate> candidates;
+  Eigen::VectorXd x_key;  ///< the x of `pairs`
+  bool valid = false;
+  bool feasible = true;
+  std::vector<Pair> pairs;     ///< the barrier's, at x_key
+  std::vector<Pair> friction;  ///< lagged friction's, this step
+  std::vector<double> xn;      ///< friction pairs' start-of-step positions (kN each)
+  std::vector<double> H;       ///< per stencil Hessians, at x_key
+  int H_state = -1;            ///< what H holds: -1 nothing, 0 exact, 1 projected
+  std::vector<int> verts;      ///< per stencil vertices (assembly)
+  // The last line search's segment x0 -> x0 + dx and the candidates of its swept boxes, grown
+  // by dhat: every point a line search tries on it needs only the narrow phase.
+  mutable Eigen::VectorXd sweep_x0, sweep_dx;
+  mutable std::vector<collision::Candidate> sweep_candidates;
+};
+
+template <int d>
+typename MeshContactTerm<d>::Data& MeshContactTerm<d>::own(TermData& data) {
+  return static_cast<Data&>(data);
+}
+
+template <int d>
+MeshContactTerm<d>::MeshContactTerm(const Model& model, CollisionSurface surface,
+                                    MeshContactOptions options)
+    : surface_(std::move(surface)), options_(std::move(options)) {
+  for (const auto& e : surface_.edges)
+    edge_rest_sq_.push_back(
+        (model.X.segment(e[0] * d, d) - model.X.segment(e[1] * d, d)).squaredNorm());
+}
+
+template <int d>
+std::unique_ptr<TermData> MeshContactTerm<d>::make_data() const {
+  return std::make_unique<Data>();
+}
+
+template <int d>
+double MeshContactTerm<d>::friction_eps(const TermData& data) const {
+  return options_.friction_velocity * data.step.dt;
+}
+
+template <int d>
+bool MeshContactTerm<d>::depends_on_previous_state(const TermData& data) const {
+  return detail::contact_friction_active(data) && !static_cast<const Data&>(data).friction.empty();
+}
+
+template <int d>
+void MeshContactTerm<d>::gather(const Pair& p, const double* global, double* local) const {
+  for (int k = 0; k < kSize; ++k)
+    for (int i = 0; i < d; ++i) local[k * d + i] = global[p.v[k] * d + i];
+}
+
+template <int d>
+void MeshContactTerm<d>::scatter(const Pair& p, const double* local, double* global) const {
+  for (int k = 0; k < kSize; ++k)
+    for (int i = 0; i < d; ++i) global[p.v[k] * d + i] += local[k * d + i];
+}
+
+template <int d>
+bool MeshContactTerm<d>::narrow_phase(const collision::Candidate& c, const Eigen::VectorXd& x,
+                                      Pair& pair, bool& touching) const {
+  using Kind = collision::Candidate::Kind;
+  using GeometryKind = detail::PairGeometry::Kind;
+  const CollisionSurface& s = surface_;
+  pair.geometry = {};
+  if constexpr (d == 3) {
+    if (c.kind == Kind::PointTriangle) {
+      pair.v = {s.vertices[c.a], s.faces[c.b][0], s.faces[c.b][1], s.faces[c.b][2]};
+      pair.geometry.kind = GeometryKind::PointTriangle;
+    } else {
+      pair.v = {s.edges[c.a][0], s.edges[c.a][1], s.edges[c.b][0], s.edges[c.b][1]};
+      pair.geometry.kind = GeometryKind::EdgeEdge;
+      pair.geometry.eps_x = 1e-3 * edge_rest_sq_[c.a] * edge_rest_sq_[c.b];
+    }
+  } else {
+    pair.v[0] = s.vertices[c.a];
+    pair.v[1] = s.edges[c.b][0];
+    pair.v[2] = s.edges[c.b][1];
+    pair.geometry.kind = GeometryKind::PointEdge;
+  }
+  double xs[kN];
+  gather(pair, x.data(), xs);
+  if constexpr (d == 3) {
+    if (c.kind == Kind::PointTriangle)
+      pair.geometry.type =
+          static_cast<int>(collision::point_triangle_type(xs, xs + 3, xs + 6, xs + 9));
+    else
+      pair.geometry.type = static_cast<int>(collision::edge_edge_type(xs, xs + 3, xs + 6, xs + 9));
+  } else {
+    pair.geometry.type = static_cast<int>(collision::point_edge_type(xs, xs + 2, xs + 4, 2));
+  }
+  const double dsq = detail::pair_distance_sq<d>(pair.geometry, static_cast<const double*>(xs));
+  touching = !(dsq > 0.0);
+  const double dhat = options_.activation_distance;
+  return dsq < dhat * dhat;
+}
+
+namespace {
+
+// Whether x = x0 + alpha dx for some alpha in [0, 1], up to the rounding of forming it.
+bool on_segment(const Eigen::VectorXd& x0, const Eigen::VectorXd& dx, const Eigen::VectorXd& x) {
+  if (x0.size() != x.size() || dx.size() != x.size()) return false;
+  const double dd = dx.squaredNorm();
+  if (!(dd > 0.0)) return false;
+  const double alpha = (x - x0).dot(dx) / dd;
+  if (!(alpha >= -1e-12 && alpha <= 1.0 + 1e-12)) return false;
+  constexpr double eps = std::numeric_limits<double>::epsilon();
+  for (Eigen::Index i = 0; i < x.size(); ++i)
+    if (std::abs(x[i] - x0[i] - alpha * dx[i]) >
+        8.0 * eps * (std::abs(x0[i]) + std::abs(alpha * dx[i])) + 1e-300)
+      return false;
+  return true;
+}
+
+}  // namespace
+
+template <int d>
+bool MeshContactTerm<d>::update_pairs(Data& data, const Eigen::VectorXd& x) const {
+  if (data.valid && data.x_key.size() == x.size() && data.x_key == x) return data.feasible;
+  const bool swept = on_segment(data.sweep_x0, data.sweep_dx, x);
+  if (!swept)
+    data.broad.find(surface_, options_.self_contact, x, nullptr, options_.activation_distance,
+                    data.candidates);
+  data.pairs.clear();
+  data.feasible = true;
+  for (const auto& c : swept ? data.sweep_candidates : data.candidates) {
+    Pair pair;
+    bool touching = false;
+    if (narrow_phase(c, x, pair, touching)) data.pairs.push_back(pair);
+    if (touching) data.feasible = false;
+  }
+  data.x_key = x;
+  data.valid = true;
+  data.H_state = -1;
+  return data.feasible;
+}
+
+template <int d>
+std::vector<typename MeshContactTerm<d>::PairReport> MeshContactTerm<d>::pairs(
+    TermData& data, const Eigen::VectorXd& x) const {
+  Data& m = own(data);
+  update_pairs(m, x);
+  std::vector<PairReport> out;
+  for (const Pair& p : m.pairs) {
+    double xs[kN];
+    gather(p, x.data(), xs);
+    const double dsq = detail::pair_distance_sq<d>(p.geometry, static_cast<const double*>(xs));
+    out.push_back({p.v, std::sqrt(std::max(dsq, 0.0))});
+  }
+  return out;
+}
+
+template <int d>
+void MeshContactTerm<d>::begin_step(TermData& data) const {
+  Data& m = own(data);
+  m.valid = false;  // new parameters
+  m.H_state = -1;
+  m.friction.clear();
+  m.xn.clear();
+  if (!detail::contact_friction_active(data) || data.step.x_prev == nullptr) return;
+  const Eigen::VectorXd& xn = *data.step.x_prev;
+  m.broad.find(surface_, options_.self_contact, xn, nullptr, options_.activation_distance,
+               m.candidates);
+  for (const auto& c : m.candidates) {
+    Pair pair;
+    bool touching = false;
+    if (!narrow_phase(c, xn, pair, touching) || touching) continue;
+    m.friction.push_back(pair);
+    m.xn.resize(m.xn.size() + kN);
+    gather(pair, xn.data(), m.xn.data() + m.xn.size() - kN);
+  }
+}
+
+template <int d>
+double MeshContactTerm<d>::value(TermData& data, const Eigen::VectorXd& x) const {
+  Data& m = own(data);
+  if (!update_pairs(m, x)) return std::numeric_limits<double>::infinity();
+  const double* p = data.parameters;
+  const double dhat = options_.activation_distance;
+  double e = 0.0;
+  for (const Pair& pair : m.pairs) {
+    double xs[kN];
+    gather(pair, x.data(), xs);
+    e += detail::PairBarrier<d>{pair.geometry, dhat}(static_cast<const double*>(xs), p);
+  }
+  for (size_t k = 0; k < m.friction.size(); ++k) {
+    double xs[kN], q[kN + 2] = {p[0], p[1]};
+    gather(m.friction[k], x.data(), xs);
+    std::copy_n(m.xn.data() + k * kN, kN, q + 2);
+    const detail::PairFriction<kN> f{m.friction[k].geometry, dhat, friction_eps(data)};
+    e += f(static_cast<const double*>(xs), static_cast<const double*>(q));
+  }
+  return e;
+}
+
+template <int d>
+double MeshContactTerm<d>::value_and_gradient(TermData& data, const Eigen::VectorXd& x,
+                                              Eigen::VectorXd& g) const {
+  Data& m = own(data);
+  if (!update_pairs(m, x)) return std::numeric_limits<double>::infinity();
+  const double* p = data.parameters;
+  const double dhat = options_.activation_distance;
+  double e = 0.0;
+  for (const Pair& pair : m.pairs) {
+    double xs[kN], gs[kN], es = 0.0;
+    gather(pair, x.data(), xs);
+    ad::gradient<kN, 1, kTape>(detail::PairBarrier<d>{pair.geometry, dhat}, xs, p, es, gs);
+    e += es;
+    scatter(pair, gs, g.data());
+  }
+  for (size_t k = 0; k < m.friction.size(); ++k) {
+    double xs[kN], gs[kN], es = 0.0, q[kN + 2] = {p[0], p[1]};
+    gather(m.friction[k], x.data(), xs);
+    std::copy_n(m.xn.data() + k * kN, kN, q + 2);
+    const detail::PairFriction<kN> f{m.friction[k].geometry, dhat, friction_eps(data)};
+    ad::gradient<kN, kN + 2, kTape>(f, xs, q, es, gs);
+    e += es;
+    scatter(m.friction[k], gs, g.data());
+  }
+  return e;
+}
+
+template <int d>
+void MeshContactTerm<d>::pair_hessians(Data& m, const Eigen::VectorXd& x, bool project) const {
+  // CG's products come back to the same x: keep the Hessians of the pairs found there.
+  if (m.H_state == static_cast<int>(project)) return;
+  m.H_state = static_cast<int>(project);
+  const double* p = m.parameters;
+  const double dhat = options_.activation_distance;
+  const int n_barrier = static_cast<int>(m.pairs.size());
+  const int n = n_barrier + static_cast<int>(m.friction.size());
+  m.H.resize(static_cast<size_t>(n) * kN * kN);
+  m.verts.resize(static_cast<size_t>(n) * kSize);
+  const double eps = friction_eps(m);
+  parallel_for(n, kParallelMinElements, [&](int s) {
+    const Pair& pair = s < n_barrier ? m.pairs[s] : m.friction[s - n_barrier];
+    double xs[kN], gs[kN], es = 0.0;
+    double* h = m.H.data() + static_cast<size_t>(s) * kN * kN;
+    gather(pair, x.data(), xs);
+    std::copy(pair.v.begin(), pair.v.end(), m.verts.begin() + static_cast<size_t>(s) * kSize);
+    if (s < n_barrier) {
+      ad::hessian<kN, 1, kTape>(detail::PairBarrier<d>{pair.geometry, dhat}, xs, p, es, gs, h);
+    } else {
+      double q[kN + 2] = {p[0], p[1]};
+      std::copy_n(m.xn.data() + static_cast<size_t>(s - n_barrier) * kN, kN, q + 2);
+      ad::hessian<kN, kN + 2, kTape>(detail::PairFriction<kN>{pair.geometry, dhat, eps}, xs, q, es,
+                                     gs, h);
+    }
+    if (project) ad::project_psd<kN>(h);
+  });
+}
+
+template <int d>
+void MeshContactTerm<d>::add_hessian(TermData& data, const Eigen::VectorXd& x, bool project,
+                                     HessianAssembler& H) const {
+  Data& m = own(data);
+  update_pairs(m, x);
+  pair_hessians(m, x, project);
+  const int n = static_cast<int>(m.verts.size()) / kSize;
+  if (n > 0) H.add_dynamic_stencils(m.verts.data(), n, kSize, m.H.data());
+}
+
+template <int d>
+template <class PerStencil>
+void MeshContactTerm<d>::for_each_hessian(Data& m, const Eigen::VectorXd& x, bool project,
+                                          const PerStencil& f) const {
+  update_pairs(m, x);
+  pair_hessians(m, x, project);
+  const int n_barrier = static_cast<int>(m.pairs.size());
+  const int n = static_cast<int>(m.verts.size()) / kSize;
+  for (int s = 0; s < n; ++s)
+    f(s < n_barrier ? m.pairs[s] : m.friction[s - n_barrier],
+      m.H.data() + static_cast<size_t>(s) * kN * kN);
+}
+
+template <int d>
+void MeshContactTerm<d>::add_hessian_vector_product(TermData& data, const Eigen::VectorXd& x,
+                                                    const Eigen::VectorXd& u,
+                                                    Eigen::VectorXd& out) const {
+  for_each_hessian(own(data), x, false, [&](const Pair& pair, const double* h) {
+    double us[kN], hu[kN] = {};
+    gather(pair, u.data(), us);
+    for (int i = 0; i < kN; ++i)
+      for (int j = 0; j < kN; ++j) hu[i] += h[i * kN + j] * us[j];
+    scatter(pair, hu, out.data());
+  });
+}
+
+template <int d>
+void MeshContactTerm<d>::add_hessian_diagonal(TermData& data, const Eigen::VectorXd& x,
+                                              Eigen::VectorXd& diag) const {
+  for_each_hessian(own(data), x, true, [&](const Pair& pair, const double* h) {
+    double hd[kN];
+    for (int i = 0; i < kN; ++i) hd[i] = h[i * kN + i];
+    scatter(pair, hd, diag.data());
+  });
+}
+
+template <int d>
+double MeshContactTerm<d>::max_step(const TermData& data, const Eigen::VectorXd& x,
+                                    const Eigen::VectorXd& dx) const {
+  const Data& m = static_cast<const Data&>(data);
+  m.broad.find(surface_, options_.self_contact, x, &dx, options_.activation_distance,
+               m.sweep_candidates);
+  m.sweep_x0 = x;
+  m.sweep_dx = dx;
+  using Kind = collision::Candidate::Kind;
+  const CollisionSurface& s = surface_;
+  double t = 1.0;
+  for (const auto& c : m.sweep_candidates) {
+    const auto p = [&](int v) { return x.data() + v * d; };
+    const auto dp = [&](int v) { return dx.data() + v * d; };
+    if (c.kind == Kind::PointTriangle) {
+      const int v = s.vertices[c.a];
+      const auto& f = s.faces[c.b];
+      t = std::min(t, collision::point_triangle_ccd(p(v), p(f[0]), p(f[1]), p(f[2]), dp(v),
+                                                    dp(f[0]), dp(f[1]), dp(f[2])));
+    } else if (c.kind == Kind::EdgeEdge) {
+      const auto& a = s.edges[c.a];
+      const auto& b = s.edges[c.b];
+      t = std::min(t, collision::edge_edge_ccd(p(a[0]), p(a[1]), p(b[0]), p(b[1]), dp(a[0]),
+                                               dp(a[1]), dp(b[0]), dp(b[1])));
+    } else {
+      const int v = s.vertices[c.a];
+      const auto& e = s.edges[c.b];
+      t = std::min(t,
+                   collision::point_edge_ccd_2d(p(v), p(e[0]), p(e[1]), dp(v), dp(e[0]), dp(e[1])));
+    }
+  }
+  return t;
+}
+
+template <int d>
+std::vector<ParameterGroup> MeshContactTerm<d>::parameter_groups() const {
+  return detail::contact_parameter_groups();
+}
+
+template <int d>
+Eigen::VectorXd MeshContactTerm<d>::default_parameters() const {
+  return Eigen::Vector2d(options_.stiffness, options_.friction);
+}
+
+template <int d>
+void MeshContactTerm<d>::validate_parameters(const double* p) const {
+  detail::validate_contact_parameters(p, "mesh contact");
+}
+
+template <int d>
+void MeshContactTerm<d>::pull_back(TermData& data, const Eigen::VectorXd& x,
+                                   const Eigen::VectorXd& lambda, const StepInputBars& bars) const {
+  Data& m = own(data);
+  update_pairs(m, x);
+  const double* p = data.parameters;
+  const double dhat = options_.activation_distance;
+  for (const Pair& pair : m.pairs) {
+    double xs[kN], ls[kN], mixed[1] = {0.0};
+    gather(pair, x.data(), xs);
+    gather(pair, lambda.data(), ls);
+    ad::parameter_derivatives<kN, 1, kTape>(detail::PairBarrier<d>{pair.geometry, dhat}, xs, p, ls,
+                                            nullptr, mixed);
+    if (bars.parameters) bars.parameters[0] += mixed[0];
+  }
+  for (size_t k = 0; k < m.friction.size(); ++k) {
+    double xs[kN], ls[kN], mixed[kN + 2] = {}, q[kN + 2] = {p[0], p[1]};
+    gather(m.friction[k], x.data(), xs);
+    gather(m.friction[k], lambda.data(), ls);
+    std::copy_n(m.xn.data() + k * kN, kN, q + 2);
+    const detail::PairFriction<kN> f{m.friction[k].geometry, dhat, friction_eps(data)};
+    ad::parameter_derivatives<kN, kN + 2, kTape>(f, xs, q, ls, nullptr, mixed);
+    if (bars.parameters) {
+      bars.parameters[0] += mixed[0];
+      bars.parameters[1] += mixed[1];
+    }
+    if (bars.x_prev) scatter(m.friction[k], mixed + 2, bars.x_prev->data());
+  }
+}
+
+template <int d>
+void MeshContactTerm<d>::push_forward(TermData& data, const Eigen::VectorXd& x,
+                                      const StepInputDirections& directions,
+                                      Eigen::VectorXd& out) const {
+  Data& m = own(data);
+  update_pairs(m, x);
+  const double* p = data.parameters;
+  const double dhat = options_.activation_distance;
+  if (directions.parameters && directions.parameters[0] != 0.0)
+    for (const Pair& pair : m.pairs) {
+      double xs[kN], jvp[kN] = {};
+      gather(pair, x.data(), xs);
+      ad::gradient_parameter_jvp<kN, 1, kTape>(detail::PairBarrier<d>{pair.geometry, dhat}, xs, p,
+                                               directions.parameters, nullptr, jvp);
+      scatter(pair, jvp, out.data());
+    }
+  for (size_t k = 0; k < m.friction.size(); ++k) {
+    double xs[kN], jvp[kN] = {}, q[kN + 2] = {p[0], p[1]}, dq[kN + 2] = {};
+    if (directions.parameters) std::copy_n(directions.parameters, 2, dq);
+    if (directions.x_prev) gather(m.friction[k], directions.x_prev->data(), dq + 2);
+    gather(m.friction[k], x.data(), xs);
+    std::copy_n(m.xn.data() + k * kN, kN, q + 2);
+    const detail::PairFriction<kN> f{m.friction[k].geometry, dhat, friction_eps(data)};
+    ad::gradient_parameter_jvp<kN, kN + 2, kTape>(f, xs, q, dq, nullptr, jvp);
+    scatter(m.friction[k], jvp, out.data());
+  }
+}
+
+template class MeshContactTerm<2>;
+template class MeshContactTerm<3>;
+
+}  // namespace softgrad

@@ -1,0 +1,87 @@
+/// @file mesh_contact_term.hpp
+/// The term "mesh_contact" (softgrad/mesh_contact.hpp). Its stencils are the primitive pairs
+/// closer than dhat, found anew for each x (cached while x repeats: CG's products, the
+/// adjoint); their Hessian blocks go into the pattern as dynamic stencils. Friction's pairs are
+/// fixed per step (those within dhat at its start).
+#pragma once
+
+#include <array>
+#include <vector>
+
+#include "broad_phase.hpp"
+#include "mesh_contact_energy.hpp"
+#include "softgrad/energy.hpp"
+#include "softgrad/mesh_contact.hpp"
+
+namespace softgrad {
+
+template <int d>
+class MeshContactTerm final : public EnergyTerm, public StepLimit {
+ public:
+  static constexpr int kSize = d + 1;     ///< vertices per pair
+  static constexpr int kN = d * (d + 1);  ///< dofs per pair
+
+  MeshContactTerm(const Model& model, CollisionSurface surface, MeshContactOptions options);
+
+  std::string name() const override { return "mesh_contact"; }
+  const CollisionSurface& surface() const { return surface_; }
+  /// A pair closer than dhat: its kSize model vertices and distance [m] (0: touching).
+  struct PairReport {
+    std::array<int, kSize> v;
+    double distance;
+  };
+  /// The primitive pairs closer than dhat at x, and those that touch or overlap.
+  std::vector<PairReport> pairs(TermData& data, const Eigen::VectorXd& x) const;
+
+  std::unique_ptr<TermData> make_data() const override;
+  bool depends_on_previous_state(const TermData& data) const override;
+  void begin_step(TermData& data) const override;
+  double value(TermData& data, const Eigen::VectorXd& x) const override;
+  double value_and_gradient(TermData& data, const Eigen::VectorXd& x,
+                            Eigen::VectorXd& g) const override;
+  void add_hessian(TermData& data, const Eigen::VectorXd& x, bool project,
+                   HessianAssembler& H) const override;
+  void add_hessian_vector_product(TermData& data, const Eigen::VectorXd& x,
+                                  const Eigen::VectorXd& u, Eigen::VectorXd& out) const override;
+  void add_hessian_diagonal(TermData& data, const Eigen::VectorXd& x,
+                            Eigen::VectorXd& diag) const override;
+  double max_step(const TermData& data, const Eigen::VectorXd& x,
+                  const Eigen::VectorXd& dx) const override;
+
+  std::vector<ParameterGroup> parameter_groups() const override;
+  Eigen::VectorXd default_parameters() const override;
+  void validate_parameters(const double* p) const override;
+  void pull_back(TermData& data, const Eigen::VectorXd& x, const Eigen::VectorXd& lambda,
+                 const StepInputBars& bars) const override;
+  void push_forward(TermData& data, const Eigen::VectorXd& x, const StepInputDirections& directions,
+                    Eigen::VectorXd& out) const override;
+
+ private:
+  struct Pair {
+    std::array<int, kSize> v;  ///< model vertices
+    detail::PairGeometry geometry;
+  };
+  struct Data;
+  static Data& own(TermData& data);
+
+  /// The barrier's pairs at x (cached): false if two primitives touch or overlap there.
+  bool update_pairs(Data& data, const Eigen::VectorXd& x) const;
+  /// The pair of a candidate at x, if closer than dhat (and whether they touch).
+  bool narrow_phase(const collision::Candidate& c, const Eigen::VectorXd& x, Pair& pair,
+                    bool& touching) const;
+  /// Every stencil's Hessian (kN x kN, row-major) into data.H: barrier pairs, then friction's.
+  void pair_hessians(Data& data, const Eigen::VectorXd& x, bool project) const;
+  /// f(pair, its Hessian) for every stencil at x.
+  template <class PerStencil>
+  void for_each_hessian(Data& data, const Eigen::VectorXd& x, bool project,
+                        const PerStencil& f) const;
+  void gather(const Pair& p, const double* global, double* local) const;
+  void scatter(const Pair& p, const double* local, double* global) const;
+  double friction_eps(const TermData& data) const;
+
+  CollisionSurface surface_;
+  MeshContactOptions options_;
+  std::vector<double> edge_rest_sq_;  ///< per surface edge: its squared rest length
+};
+
+}  // namespace softgrad

@@ -1,0 +1,367 @@
+// The mesh-contact scenes run to their end with no intersecting surface triangles at any step
+// (an exact, independent test), and each does what physics says: momentum is conserved in a
+// collision, a ball comes to rest where the static solution with the same barrier is, the
+// folded rod's upper half lies on its lower half, the squeezed cube fills the plates' gap.
+#include <doctest/doctest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "softgrad/adjoint.hpp"
+#include "softgrad/mesh_contact.hpp"
+#include "softgrad/scene.hpp"
+#include "support/exact_intersections.hpp"
+#include "support/tiny_models.hpp"
+
+namespace softgrad::test {
+namespace {
+
+std::string scene_text(const std::string& name) {
+  std::ifstream in(std::filesystem::path(SOFTGRAD_SOURCE_DIR) / "scenes" / (name + ".json"));
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+// Simulates the scene (text), checking every state for intersecting triangles.
+Trajectory run_checked(const Scene& scene, double newton_tolerance = 0.0) {
+  SimulationOptions options = scene.options;
+  if (newton_tolerance > 0.0) options.newton.tolerance = newton_tolerance;
+  Simulator sim(scene.model, options);
+  const Trajectory t = simulate(sim, scene.rollout(sim));
+  CHECK(t.converged());
+  const CollisionSurface surface = extract_surface(*scene.model);
+  int intersecting = 0;
+  for (int n = 0; n <= t.steps(); ++n)
+    intersecting += count_intersecting_triangles(t.state(n).x, surface.faces);
+  CHECK(intersecting == 0);
+  return t;
+}
+
+// The vertices of body `name` (model numbering).
+std::vector<int> body_vertices(const Model& m, const std::string& name) {
+  for (const Body& b : m.bodies)
+    if (b.name == name) {
+      std::vector<int> v(b.mesh.n_verts());
+      for (int i = 0; i < b.mesh.n_verts(); ++i) v[i] = b.vertex_offset + i;
+      return v;
+    }
+  FAIL("no body " << name);
+  return {};
+}
+
+double extreme(const Eigen::VectorXd& x, const std::vector<int>& verts, int axis, bool highest) {
+  double e = highest ? -1e300 : 1e300;
+  for (int v : verts) e = highest ? std::max(e, x[3 * v + axis]) : std::min(e, x[3 * v + axis]);
+  return e;
+}
+
+Eigen::Vector3d momentum(const Model& m, const State& s, const std::vector<int>& verts) {
+  Eigen::Vector3d p = Eigen::Vector3d::Zero();
+  for (int v : verts) p += m.mass.segment<3>(3 * v).cwiseProduct(s.v.segment<3>(3 * v));
+  return p;
+}
+
+}  // namespace
+
+TEST_CASE("mesh contact scenes: colliding beams conserve momentum and part") {
+  const Scene scene = parse_scene(scene_text("colliding_beams"), "colliding_beams.json");
+  const Trajectory t = run_checked(scene, 1e-10);
+  const Model& m = *scene.model;
+  std::vector<int> all(m.n_verts);
+  for (int v = 0; v < m.n_verts; ++v) all[v] = v;
+  const Eigen::Vector3d p0 = momentum(m, t.state(0), all);
+  CHECK(p0.norm() > 0.0);
+  double worst = 0.0;
+  for (int n = 1; n <= t.steps(); ++n)
+    worst = std::max(worst, (momentum(m, t.state(n), all) - p0).norm() / p0.norm());
+  MESSAGE("largest relative momentum change " << worst);
+  CHECK(worst < 1e-8);
+  // They met: the right beam, at rest before, moves away along +x; the left one slowed down.
+  const Eigen::Vector3d right = momentum(m, t.final_state(), body_vertices(m, "right"));
+  const Eigen::Vector3d left = momentum(m, t.final_state(), body_vertices(m, "left"));
+  CHECK(right.x() > 0.5 * p0.x());
+  CHECK(left.x() < 0.5 * p0.x());
+}
+
+TEST_CASE("mesh contact scenes: the ball comes to rest on the block where statics puts it") {
+  run_checked(parse_scene(scene_text("ball_on_block"), "ball_on_block.json"));  // as shipped
+  // The ball's vertical axis held in x and z and one equator vertex in z: nearly symmetric, so
+  // these hold almost nothing, and they remove the rigid modes a static solve cannot fix and
+  // the faceted ball's rocking (each facet it could rest on is an equilibrium).
+  std::string text = scene_text("ball_on_block");
+  const std::string held =
+      R"("boundary": [{"name": "axis", "region": {"body": "ball", "indices": [52, 57, 62, 67, 72]}, )"
+      R"("axes": ["x", "z"]}, {"name": "equator", "region": {"body": "ball", "indices": [64]}, )"
+      R"("axes": ["z"]}, )";
+  text.replace(text.find("\"boundary\": ["), 13, held);
+  text.replace(text.find("\"duration\": 1.0"), 15, "\"duration\": 3.0");
+  text.replace(text.find("\"alpha\": 2.0"), 12, "\"alpha\": 20.0");  // at rest by then
+  const Scene scene = parse_scene(text, "ball_on_block.json");
+  const Trajectory t = run_checked(scene);
+  const Model& m = *scene.model;
+  const int centre = body_vertices(m, "ball")[62];
+  const double dynamic = t.final_state().x[3 * centre + 1];
+  // Statics from the ball lowered to 0.5 mm above the block (within the barrier's reach).
+  Simulator sim(scene.model, scene.options);
+  State s = t.state(0);
+  for (int v : body_vertices(m, "ball")) s.x[3 * v + 1] -= 0.02 - 5e-4;
+  s.v.setZero();
+  REQUIRE(sim.solve_static(s).converged());
+  const double statics = s.x[3 * centre + 1];
+  MESSAGE("ball centre at rest: dynamics " << dynamic << " m, statics " << statics << " m");
+  CHECK(statics < 0.16 - 1e-3);  // it sinks into the soft block
+  CHECK(dynamic == doctest::Approx(statics).epsilon(1e-5));
+}
+
+TEST_CASE("mesh contact scenes: the folded rod's upper half lies on its lower half") {
+  const Scene scene = parse_scene(scene_text("folding_rod"), "folding_rod.json");
+  const Trajectory t = run_checked(scene);
+  const Model& m = *scene.model;
+  // The outer third (rest x > 0.4) was carried over onto the inner part. Where it lies over it
+  // (|z| < 0.01, well inside the lower layer's width), it rests on its top (y = 0.022); without
+  // self-contact it would fall through to the ground.
+  const Eigen::VectorXd& x = t.final_state().x;
+  int over = 0;
+  for (int v = 0; v < m.n_verts; ++v) {
+    if (!(m.X[3 * v] > 0.4 + 1e-9 && m.X[3 * v] < 0.6 - 1e-9)) continue;
+    if (std::abs(x[3 * v + 2]) >= 0.01 || x[3 * v] > 0.28) continue;
+    ++over;
+    CHECK(x[3 * v + 1] > 0.02);
+  }
+  CHECK(over >= 4);
+
+  // The control: without self-contact the same fold passes through itself, and the exact test
+  // sees it.
+  std::string text = scene_text("folding_rod");
+  text.replace(text.find("\"self_contact\": true"), 20, "\"self_contact\": false");
+  const Scene free = parse_scene(text, "folding_rod.json");
+  Simulator sim(free.model, free.options);
+  const Trajectory through = simulate(sim, free.rollout(sim));
+  const CollisionSurface surface = extract_surface(*free.model);
+  CHECK(count_intersecting_triangles(through.final_state().x, surface.faces) > 0);
+}
+
+TEST_CASE("mesh contact scenes: the squeezed cube fills the gap between the plates") {
+  const Scene scene = parse_scene(scene_text("squeezed_cube"), "squeezed_cube.json");
+  const Trajectory t = run_checked(scene);
+  const Model& m = *scene.model;
+  const Eigen::VectorXd& x = t.final_state().x;
+  const auto cube = body_vertices(m, "cube");
+  const double press = extreme(x, body_vertices(m, "press"), 1, false);
+  const double floor = extreme(x, body_vertices(m, "floor"), 1, true);
+  const double top = extreme(x, cube, 1, true), bottom = extreme(x, cube, 1, false);
+  CHECK(press == doctest::Approx(0.104 - 0.05 * 0.64).epsilon(1e-9));
+  // Within the barrier's reach (1 mm) of both plates, never through them.
+  CHECK(press - top > 0.0);
+  CHECK(press - top < 1e-3);
+  CHECK(bottom - floor > 0.0);
+  CHECK(bottom - floor < 1e-3);
+}
+
+TEST_CASE("mesh contact scenes: 2D blocks dropped on one another never cross") {
+  auto model = rectangle_model("stable_neo_hookean", 1e4, 0.3, 500.0, {4, 2}, {0.2, 0.05});
+  const auto mat = find_material("stable_neo_hookean");
+  add_body(*model, "top", disk_tri_mesh(3, 6, {0.08, 0.08}, {0.06, 0.06}), mat,
+           material_params(*mat, 1e4, 0.3), 500.0);
+  model->terms.clear();
+  add_elastic_terms(*model);
+  add_gravity(*model, Eigen::Vector2d(0.0, -9.81));
+  fix_vertices(*model, vertices_at(*model, 1, 0.0));
+  MeshContactOptions o;
+  o.friction = 0.3;
+  add_mesh_contact(*model, o);
+  SimulationOptions options;
+  options.dt = 0.01;
+  Simulator sim(model, options);
+  Rollout r;
+  r.initial.x = model->X;
+  r.initial.v = Eigen::VectorXd::Zero(model->n_dofs());
+  r.steps = 60;
+  const Trajectory t = simulate(sim, r);
+  CHECK(t.converged());
+  const CollisionSurface surface = extract_surface(*model);
+  int intersecting = 0;
+  for (int n = 0; n <= t.steps(); ++n)
+    intersecting += count_intersecting_edges_2d(t.state(n).x, surface.edges);
+  CHECK(intersecting == 0);
+  // The disk fell (from 0.06 m) onto the block's top (y = 0.05), which it presses in a little,
+  // and stopped there: without contact it would have fallen through (0.18 m in 0.6 s).
+  double lowest = 1e300, speed = 0.0;
+  for (int v = model->bodies[1].vertex_offset; v < model->n_verts; ++v) {
+    lowest = std::min(lowest, t.final_state().x[2 * v + 1]);
+    speed = std::max(speed, t.final_state().v.segment<2>(2 * v).norm());
+  }
+  CHECK(lowest > 0.045);
+  CHECK(lowest < 0.0505);
+  CHECK(speed < 0.05);
+}
+
+}  // namespace softgrad::test
+
+namespace softgrad::test {
+
+TEST_CASE("mesh contact scenes: gradients through an impact match central differences") {
+  // The beams meet within the first steps; the loss is where the struck beam's centre of mass
+  // is, and how fast it moves, after 24 steps. Parameters: the thrown beam's initial velocity
+  // (a direction), the barrier's stiffness and the friction coefficient.
+  std::string text = scene_text("colliding_beams");
+  text.replace(text.find("\"between_bodies\": true"), 22,
+               "\"between_bodies\": true, \"friction\": 0.4, \"friction_velocity\": 0.05");
+  const Scene scene = parse_scene(text, "colliding_beams.json");
+  SimulationOptions options = scene.options;
+  options.newton.tolerance = 1e-12;
+  Simulator sim(scene.model, options);
+  Rollout r = scene.rollout(sim);
+  r.steps = 24;
+  const Model& m = *scene.model;
+  CenterOfMassTarget target;
+  target.position = Eigen::Vector3d(0.2, 0.01, 0.0);
+  target.velocity = Eigen::Vector3d(1.5, 0.1, 0.0);
+  const CenterOfMassLoss loss(m, body_vertices(m, "right"), {target});
+  const ParameterSet params(sim, r, {"mesh_contact.stiffness", "mesh_contact.friction", "v0"});
+  const Trajectory t = simulate(sim, r);
+  REQUIRE(t.converged());
+  const GradientResult g = gradient(sim, t, loss, params);
+  CHECK(g.report.trustworthy());
+  const Eigen::VectorXd theta = params.get(sim, r);
+  const auto loss_at = [&](const Eigen::VectorXd& th) {
+    Rollout rr = r;
+    params.set(sim, rr, th);
+    return evaluate_loss(sim, simulate(sim, rr), loss);
+  };
+  for (int i : {0, 1}) {
+    INFO(params.label(i));
+    const double h = 1e-5 * theta[i];
+    Eigen::VectorXd tp = theta, tm = theta;
+    tp[i] += h;
+    tm[i] -= h;
+    const double fd = (loss_at(tp) - loss_at(tm)) / (2 * h);
+    MESSAGE(params.label(i) << ": adjoint " << g.gradient[i] << ", central difference " << fd);
+    CHECK(std::abs(fd) > 1e-9);
+    CHECK(g.gradient[i] == doctest::Approx(fd).epsilon(1e-5));
+  }
+  // Along a direction of the initial velocities (the thrown beam's vertices only).
+  Eigen::VectorXd d = Eigen::VectorXd::Zero(params.size());
+  for (int v : body_vertices(m, "left"))
+    for (int k = 0; k < 3; ++k) d[2 + 3 * v + k] = (k == 0 ? 0.1 : 0.02) * std::sin(1.3 * v + k);
+  const double h = 1e-4;
+  const double fd = (loss_at(theta + h * d) - loss_at(theta - h * d)) / (2 * h);
+  MESSAGE("v0 direction: adjoint " << g.gradient.dot(d) << ", central difference " << fd);
+  CHECK(std::abs(fd) > 1e-9);
+  CHECK(g.gradient.dot(d) == doctest::Approx(fd).epsilon(1e-5));
+}
+
+}  // namespace softgrad::test
+
+namespace softgrad::test {
+
+TEST_CASE("mesh contact scenes: a cube sliding on a slab decelerates at mu g") {
+  // A soft cube (5 cm) thrown at 1 m/s along a fixed slab it touches (0.5 mm gap, within the
+  // barrier's reach): Coulomb friction slows it at mu g until it stops. The barrier is soft
+  // enough (kappa 100 N/m over ~30 pairs) that the cube rests well inside dhat: near dhat the
+  // barrier's curvature vanishes, the cube chatters, and the normal force lagged from the
+  // start of each step (the friction's) misses much of the support.
+  auto model = box_model("stable_neo_hookean", 1e5, 0.3, 1000.0, {4, 1, 2}, {0.4, 0.02, 0.2},
+                         {-0.1, -0.02, -0.1});
+  const auto mat = find_material("stable_neo_hookean");
+  add_body(*model, "cube", box_tet_mesh(2, 2, 2, {0.05, 0.05, 0.05}, {0.0, 5e-4, -0.025}), mat,
+           material_params(*mat, 1e5, 0.3), 1000.0);
+  model->terms.clear();
+  add_elastic_terms(*model);
+  add_gravity(*model, Eigen::Vector3d(0.0, -9.81, 0.0));
+  std::vector<int> slab(model->bodies[0].mesh.n_verts());
+  for (size_t v = 0; v < slab.size(); ++v) slab[v] = static_cast<int>(v);
+  fix_vertices(*model, slab);
+  const double mu = 0.4;
+  MeshContactOptions o;
+  o.stiffness = 100.0;
+  o.friction = mu;
+  o.friction_velocity = 1e-3;
+  add_mesh_contact(*model, o);
+  SimulationOptions options;
+  options.dt = 0.005;
+  options.newton.tolerance = 1e-9;
+  options.newton.max_iterations = 200;
+  Simulator sim(model, options);
+  Rollout r;
+  r.initial.x = model->X;
+  r.initial.v = Eigen::VectorXd::Zero(model->n_dofs());
+  const int first = model->bodies[1].vertex_offset;
+  for (int v = first; v < model->n_verts; ++v) r.initial.v[3 * v] = 1.0;
+  r.steps = 80;
+  const Trajectory t = simulate(sim, r);
+  REQUIRE(t.converged());
+  std::vector<int> cube;
+  for (int v = first; v < model->n_verts; ++v) cube.push_back(v);
+  const auto vx = [&](int n) { return momentum(*model, t.state(n), cube).x(); };
+  double mass = 0.0;
+  for (int v : cube) mass += model->mass[3 * v];
+  // Sliding between 0.05 s and 0.2 s (it would stop at 0.255 s).
+  // Sliding from 0.12 s (the start's bounce on the barrier, 0.5 mm above its rest gap, has
+  // died out) to 0.18 s (it stops at 0.255 s).
+  const double a = (vx(24) - vx(36)) / (mass * 0.06);
+  MESSAGE("deceleration " << a << " m/s^2, mu g = " << mu * 9.81);
+  CHECK(a == doctest::Approx(mu * 9.81).epsilon(0.02));
+  CHECK(std::abs(vx(80)) / mass < 0.01);  // and it stopped
+}
+
+}  // namespace softgrad::test
+
+namespace softgrad::test {
+
+TEST_CASE("mesh contact scenes: rigid fingers catch a soft cube and lift it by friction") {
+  const Scene scene = parse_scene(scene_text("rigid_gripper"), "rigid_gripper.json");
+  Simulator sim(scene.model, scene.options);
+  const Trajectory t = simulate(sim, scene.rollout(sim));
+  REQUIRE(t.converged());
+  const Model& m = *scene.model;
+  const auto cube = body_vertices(m, "cube");
+  const CollisionSurface surface = extract_surface(m);
+  // The cube's surface and the fingers' boxes (world triangles appended), exactly, every step.
+  int intersecting = 0;
+  for (int n = 0; n <= t.steps(); ++n) {
+    const Eigen::VectorXd& x = t.state(n).x;
+    std::vector<double> points(x.data(), x.data() + 3 * m.n_mesh_verts());
+    std::vector<std::array<int, 3>> triangles = surface.faces;
+    for (const char* name : {"left", "right"}) {
+      const RigidBody& b = m.rigid_bodies[find_rigid_body(m, name)];
+      // The drawing surface repeats corners per face: weld them, so that neighbouring faces
+      // share their edges.
+      std::vector<int> index(b.surface.rows());
+      std::vector<Eigen::Vector3d> corners;
+      const int first = static_cast<int>(points.size()) / 3;
+      for (int i = 0; i < b.surface.rows(); ++i) {
+        const Eigen::Vector3d X = b.surface.row(i).transpose();
+        int k = 0;
+        while (k < static_cast<int>(corners.size()) && corners[k] != X) ++k;
+        if (k == static_cast<int>(corners.size())) {
+          corners.push_back(X);
+          const Eigen::Vector3d p = b.point(x, X);
+          points.insert(points.end(), p.data(), p.data() + 3);
+        }
+        index[i] = first + k;
+      }
+      for (int f = 0; f < b.triangles.rows(); ++f)
+        triangles.push_back(
+            {index[b.triangles(f, 0)], index[b.triangles(f, 1)], index[b.triangles(f, 2)]});
+    }
+    intersecting += count_intersecting_triangles(
+        Eigen::Map<const Eigen::VectorXd>(points.data(), static_cast<Eigen::Index>(points.size())),
+        triangles);
+  }
+  CHECK(intersecting == 0);
+  // Squeezed (the fingers stopped short of their targets, at the servos' force limit) and
+  // lifted: the palm rose 6 cm from 0.3 s, and the cube (released at 3 cm) rose with it.
+  const Eigen::VectorXd& x = t.final_state().x;
+  const double gap = m.rigid_bodies[find_rigid_body(m, "right")].position(x).x() -
+                     m.rigid_bodies[find_rigid_body(m, "left")].position(x).x();
+  MESSAGE("fingers' centres " << gap << " m apart; cube's lowest point "
+                              << extreme(x, cube, 1, false) << " m");
+  CHECK(gap < 0.08);  // closer than the uncompressed cube's width allows (0.06 + 2 x 0.01)
+  CHECK(gap > 0.07);  // but the cube holds them off their targets (0.066 apart)
+  CHECK(extreme(x, cube, 1, false) > 0.03 + 0.04);  // lifted
+}
+
+}  // namespace softgrad::test
