@@ -56,15 +56,28 @@ BroadPhase::Box BroadPhase::span(const int* verts, int n) const {
   return b;
 }
 
+bool BroadPhase::cells(const Box& box, Eigen::Array3d& lo, Eigen::Array3d& hi) const {
+  lo = (box.lo / cell_).array().floor();
+  hi = (box.hi / cell_).array().floor();
+  if (!lo.allFinite() || !hi.allFinite()) return false;
+  return ((hi - lo + 1.0).prod() <= kMaxCellsPerBox);
+}
+
 void BroadPhase::build_grid(const std::vector<Box>& boxes) {
   // Cells about the size of a box: each box lands in a few cells.
   double extent = 0.0;
   for (const Box& b : boxes) extent += (b.hi - b.lo).maxCoeff();
-  cell_ = boxes.empty() ? 1.0 : std::max(extent / static_cast<double>(boxes.size()), 1e-12);
+  cell_ = boxes.empty() || !std::isfinite(extent)
+              ? 1.0
+              : std::max(extent / static_cast<double>(boxes.size()), 1e-12);
   entries_.clear();
+  big_.clear();
   for (size_t p = 0; p < boxes.size(); ++p) {
-    const Eigen::Vector3d lo = (boxes[p].lo / cell_).array().floor();
-    const Eigen::Vector3d hi = (boxes[p].hi / cell_).array().floor();
+    Eigen::Array3d lo, hi;
+    if (!cells(boxes[p], lo, hi)) {  // a long sweep (or a non-finite box): met by every query
+      big_.push_back(static_cast<int>(p));
+      continue;
+    }
     for (long long i = static_cast<long long>(lo.x()); i <= static_cast<long long>(hi.x()); ++i)
       for (long long j = static_cast<long long>(lo.y()); j <= static_cast<long long>(hi.y()); ++j)
         for (long long k = static_cast<long long>(lo.z()); k <= static_cast<long long>(hi.z()); ++k)
@@ -88,19 +101,24 @@ void BroadPhase::build_grid(const std::vector<Box>& boxes) {
 template <class Visit>
 void BroadPhase::query(const Box& box, const Visit& visit) {
   ++query_id_;
-  const Eigen::Vector3d lo = (box.lo / cell_).array().floor();
-  const Eigen::Vector3d hi = (box.hi / cell_).array().floor();
+  const auto once = [&](int primitive) {
+    if (seen_[primitive] == query_id_) return;
+    seen_[primitive] = query_id_;
+    visit(primitive);
+  };
+  Eigen::Array3d lo, hi;
+  if (!cells(box, lo, hi)) {  // a long sweep: every primitive (the box test decides)
+    for (size_t p = 0; p < seen_.size(); ++p) once(static_cast<int>(p));
+    return;
+  }
+  for (int p : big_) once(p);
   for (long long i = static_cast<long long>(lo.x()); i <= static_cast<long long>(hi.x()); ++i)
     for (long long j = static_cast<long long>(lo.y()); j <= static_cast<long long>(hi.y()); ++j)
       for (long long k = static_cast<long long>(lo.z()); k <= static_cast<long long>(hi.z()); ++k) {
         const long long key = cell_key(i, j, k);
         const std::size_t b = bucket(key);
-        for (int e = start_[b]; e < start_[b + 1]; ++e) {
-          const auto& [entry_key, primitive] = grid_[e];
-          if (entry_key != key || seen_[primitive] == query_id_) continue;
-          seen_[primitive] = query_id_;
-          visit(primitive);
-        }
+        for (int e = start_[b]; e < start_[b + 1]; ++e)
+          if (grid_[e].first == key) once(grid_[e].second);
       }
 }
 

@@ -42,6 +42,9 @@ class BroadPhase {
                     double inflation);
   Box span(const int* verts, int n) const;
   void build_grid(const std::vector<Box>& boxes);
+  /// A box's cell range; false if it spans more than kMaxCellsPerBox cells or is not finite.
+  bool cells(const Box& box, Eigen::Array3d& lo, Eigen::Array3d& hi) const;
+  static constexpr double kMaxCellsPerBox = 512.0;
   template <class Visit>
   void query(const Box& box, const Visit& visit);
   std::size_t bucket(long long key) const {
@@ -58,6 +61,7 @@ class BroadPhase {
   /// entries [start_[b], start_[b + 1]) of grid_, each (cell key, primitive).
   std::vector<std::pair<long long, int>> entries_, grid_;
   std::vector<int> start_;
+  std::vector<int> big_;  ///< primitives whose boxes span too many cells: met by every query
   std::size_t mask_ = 0;
   std::vector<int> seen_;  ///< per primitive: the last query that met it
   int query_id_ = 0;

@@ -73,9 +73,13 @@ TEST_CASE("mesh contact: the broad phase finds every pair within reach that brut
   const CollisionSurface s = extract_surface(*m);
   Eigen::VectorXd x = m->X;
   for (int i = 0; i < x.size(); ++i) x[i] += 2e-3 * std::sin(1.7 * i);
-  const Eigen::VectorXd dx = Eigen::VectorXd::NullaryExpr(
+  Eigen::VectorXd dx = Eigen::VectorXd::NullaryExpr(
       x.size(), [](Eigen::Index i) { return 3e-3 * std::cos(0.9 * i); });
-  for (const bool swept : {false, true}) {
+  // Static boxes, swept boxes, and a sweep with one vertex flung 10 m (its boxes span more
+  // cells than the grid holds per box: every query meets them).
+  for (const int variant : {0, 1, 2}) {
+    const bool swept = variant > 0;
+    if (variant == 2) dx.segment<3>(3 * s.vertices[7]) << 10.0, -3.0, 2.0;
     collision::BroadPhase broad;
     std::vector<collision::Candidate> found;
     const double r = 5e-3;
