@@ -1,6 +1,7 @@
 #include "incremental_potential.hpp"
 
 #include <algorithm>
+#include <iterator>
 #include <limits>
 
 #include "softgrad/errors.hpp"
@@ -90,10 +91,16 @@ void IncrementalPotential::hessian(const Eigen::VectorXd& x, bool project) {
       if (active(static_cast<int>(k)))
         model_.terms[k]->add_hessian(*data_[k], x, project, *assembler_);
     if (!assembler_->pattern_incomplete()) break;
-    // Pairs of an earlier x that are gone leave the pattern with this rebuild.
-    std::vector<std::pair<int, int>> pairs = assembler_->dynamic_pairs();
-    std::sort(pairs.begin(), pairs.end());
-    pairs.erase(std::unique(pairs.begin(), pairs.end()), pairs.end());
+    // The pattern keeps the pairs it had (contact that comes and goes costs no new analysis)
+    // unless most of them are gone: then it holds just this assembly's.
+    std::vector<std::pair<int, int>> now = assembler_->dynamic_pairs();
+    std::sort(now.begin(), now.end());
+    now.erase(std::unique(now.begin(), now.end()), now.end());
+    std::vector<std::pair<int, int>> pairs;
+    std::set_union(extra_pairs_.begin(), extra_pairs_.end(), now.begin(), now.end(),
+                   std::back_inserter(pairs));
+    if (pairs.size() > 4 * now.size() + 256) pairs = now;
+    extra_pairs_ = pairs;
     builder_->set_extra_pairs(std::move(pairs));
     assembler_ = std::make_unique<HessianAssembler>(*builder_);
   }

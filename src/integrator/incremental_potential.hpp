@@ -64,6 +64,7 @@ class IncrementalPotential {
   std::unique_ptr<HessianAssembler> assembler_;
   /// The terms' declared stencils: the pattern grows from them when contact pairs appear.
   std::unique_ptr<SparsityBuilder> builder_;
+  std::vector<std::pair<int, int>> extra_pairs_;  ///< the contact pairs in the pattern (sorted)
   /// Terms with the optional capabilities, by index.
   std::vector<std::pair<int, const StepLimit*>> step_limits_;
   std::vector<std::pair<int, const DirectionCorrection*>> corrections_;
