@@ -33,12 +33,21 @@ void check_options(const Model& model, const MeshContactOptions& o) {
     throw InputError("mesh contact between bodies needs two bodies, or self_contact");
 }
 
+// The deformable body of model vertex v (-1: none).
+int body_of(const Model& model, int v) {
+  for (size_t b = 0; b < model.bodies.size(); ++b)
+    if (v >= model.bodies[b].vertex_offset &&
+        v < model.bodies[b].vertex_offset + model.bodies[b].mesh.n_verts())
+      return static_cast<int>(b);
+  return -1;
+}
+
 // Vertex v's body and local index, for messages.
 std::string describe_vertex(const Model& model, int v) {
-  for (const Body& b : model.bodies)
-    if (v >= b.vertex_offset && v < b.vertex_offset + b.mesh.n_verts())
-      return "vertex " + std::to_string(v - b.vertex_offset) + " of body '" + b.name + "'";
-  return "vertex " + std::to_string(v);
+  const int b = body_of(model, v);
+  if (b < 0) return "vertex " + std::to_string(v);
+  const Body& body = model.bodies[b];
+  return "vertex " + std::to_string(v - body.vertex_offset) + " of body '" + body.name + "'";
 }
 
 // The rest state must be free of contact within a body (its own barrier would load it at rest)
@@ -47,16 +56,9 @@ template <int d>
 void check_rest_state(const Model& model, const MeshContactTerm<d>& term,
                       const MeshContactOptions& o) {
   auto data = term.make_data();
-  const auto body_of = [&](int v) {
-    for (size_t b = 0; b < model.bodies.size(); ++b)
-      if (v >= model.bodies[b].vertex_offset &&
-          v < model.bodies[b].vertex_offset + model.bodies[b].mesh.n_verts())
-        return static_cast<int>(b);
-    return -1;
-  };
   for (const auto& p : term.pairs(*data, model.X)) {
     const bool touching = !(p.distance > 0.0);
-    if (!touching && body_of(p.v[0]) != body_of(p.v.back())) continue;
+    if (!touching && body_of(model, p.v[0]) != body_of(model, p.v.back())) continue;
     std::ostringstream os;
     os << "mesh contact: at rest, " << describe_vertex(model, p.v[0]) << " and "
        << describe_vertex(model, p.v.back()) << " belong to primitives ";

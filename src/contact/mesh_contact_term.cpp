@@ -64,6 +64,13 @@ double MeshContactTerm<d>::friction_eps(const TermData& data) const {
 }
 
 template <int d>
+void MeshContactTerm<d>::friction_inputs(const Data& m, size_t k, double* q) const {
+  q[0] = m.parameters[0];
+  q[1] = m.parameters[1];
+  std::copy_n(m.xn.data() + k * kN, kN, q + 2);
+}
+
+template <int d>
 bool MeshContactTerm<d>::depends_on_previous_state(const TermData& data) const {
   return detail::contact_friction_active(data) && !static_cast<const Data&>(data).friction.empty();
 }
@@ -208,9 +215,9 @@ double MeshContactTerm<d>::value(TermData& data, const Eigen::VectorXd& x) const
     e += detail::PairBarrier<d>{pair.geometry, dhat}(static_cast<const double*>(xs), p);
   }
   for (size_t k = 0; k < m.friction.size(); ++k) {
-    double xs[kN], q[kN + 2] = {p[0], p[1]};
+    double xs[kN], q[kN + 2];
     gather(m.friction[k], x.data(), xs);
-    std::copy_n(m.xn.data() + k * kN, kN, q + 2);
+    friction_inputs(m, k, q);
     const detail::PairFriction<kN> f{m.friction[k].geometry, dhat, friction_eps(data)};
     e += f(static_cast<const double*>(xs), static_cast<const double*>(q));
   }
@@ -233,9 +240,9 @@ double MeshContactTerm<d>::value_and_gradient(TermData& data, const Eigen::Vecto
     scatter(pair, gs, g.data());
   }
   for (size_t k = 0; k < m.friction.size(); ++k) {
-    double xs[kN], gs[kN], es = 0.0, q[kN + 2] = {p[0], p[1]};
+    double xs[kN], gs[kN], es = 0.0, q[kN + 2];
     gather(m.friction[k], x.data(), xs);
-    std::copy_n(m.xn.data() + k * kN, kN, q + 2);
+    friction_inputs(m, k, q);
     const detail::PairFriction<kN> f{m.friction[k].geometry, dhat, friction_eps(data)};
     ad::gradient<kN, kN + 2, kTape>(f, xs, q, es, gs);
     e += es;
@@ -265,8 +272,8 @@ void MeshContactTerm<d>::pair_hessians(Data& m, const Eigen::VectorXd& x, bool p
     if (s < n_barrier) {
       ad::hessian<kN, 1, kTape>(detail::PairBarrier<d>{pair.geometry, dhat}, xs, p, es, gs, h);
     } else {
-      double q[kN + 2] = {p[0], p[1]};
-      std::copy_n(m.xn.data() + static_cast<size_t>(s - n_barrier) * kN, kN, q + 2);
+      double q[kN + 2];
+      friction_inputs(m, static_cast<size_t>(s - n_barrier), q);
       ad::hessian<kN, kN + 2, kTape>(detail::PairFriction<kN>{pair.geometry, dhat, eps}, xs, q, es,
                                      gs, h);
     }
@@ -385,10 +392,10 @@ void MeshContactTerm<d>::pull_back(TermData& data, const Eigen::VectorXd& x,
     if (bars.parameters) bars.parameters[0] += mixed[0];
   }
   for (size_t k = 0; k < m.friction.size(); ++k) {
-    double xs[kN], ls[kN], mixed[kN + 2] = {}, q[kN + 2] = {p[0], p[1]};
+    double xs[kN], ls[kN], mixed[kN + 2] = {}, q[kN + 2];
     gather(m.friction[k], x.data(), xs);
     gather(m.friction[k], lambda.data(), ls);
-    std::copy_n(m.xn.data() + k * kN, kN, q + 2);
+    friction_inputs(m, k, q);
     const detail::PairFriction<kN> f{m.friction[k].geometry, dhat, friction_eps(data)};
     ad::parameter_derivatives<kN, kN + 2, kTape>(f, xs, q, ls, nullptr, mixed);
     if (bars.parameters) {
@@ -416,11 +423,11 @@ void MeshContactTerm<d>::push_forward(TermData& data, const Eigen::VectorXd& x,
       scatter(pair, jvp, out.data());
     }
   for (size_t k = 0; k < m.friction.size(); ++k) {
-    double xs[kN], jvp[kN] = {}, q[kN + 2] = {p[0], p[1]}, dq[kN + 2] = {};
+    double xs[kN], jvp[kN] = {}, q[kN + 2], dq[kN + 2] = {};
     if (directions.parameters) std::copy_n(directions.parameters, 2, dq);
     if (directions.x_prev) gather(m.friction[k], directions.x_prev->data(), dq + 2);
     gather(m.friction[k], x.data(), xs);
-    std::copy_n(m.xn.data() + k * kN, kN, q + 2);
+    friction_inputs(m, k, q);
     const detail::PairFriction<kN> f{m.friction[k].geometry, dhat, friction_eps(data)};
     ad::gradient_parameter_jvp<kN, kN + 2, kTape>(f, xs, q, dq, nullptr, jvp);
     scatter(m.friction[k], jvp, out.data());

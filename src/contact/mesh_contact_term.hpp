@@ -78,6 +78,8 @@ class MeshContactTerm final : public EnergyTerm, public StepLimit {
   void gather(const Pair& p, const double* global, double* local) const;
   void scatter(const Pair& p, const double* local, double* global) const;
   double friction_eps(const TermData& data) const;
+  /// Friction pair k's local inputs q = (kappa, mu, its start-of-step positions).
+  void friction_inputs(const Data& data, size_t k, double* q) const;
 
   CollisionSurface surface_;
   MeshContactOptions options_;
