@@ -1,7 +1,9 @@
 // Contact between meshes: the soft ball dropped on the soft block at two resolutions (s per
 // step, Newton iterations, contact pairs, and the cost of one broad phase and of one CCD sweep
 // per call), and a gradient through an impact (the thrown beam's initial velocity -> where the
-// struck beam is) against central differences. One thread; timings are the fastest of
+// struck beam is) against central differences, and the ball dropped on a barrier too weak for
+// it (0.1 N/m) with and without adaptive stiffness (the gap it rests at). One thread; timings are
+// the fastest of
 // --repeats runs.
 //
 //   mesh_contact [--repeats 3] [--out benchmarks/results/mesh_contact.json]
@@ -172,6 +174,43 @@ json impact_gradient() {
   return j;
 }
 
+/// The ball dropped on a 0.1 N/m barrier and damped to rest (3 s), with the stiffness fixed
+/// and adapted: the closest gap at rest, the stiffness factor, s/step and Newton iterations.
+json weak_barrier() {
+  json j = json::array();
+  for (const bool adaptive : {false, true}) {
+    std::string text = scene_text("ball_on_block");
+    replace(text, "\"duration\": 1.0", "\"duration\": 3.0");
+    replace(text, "\"alpha\": 2.0", "\"alpha\": 20.0");
+    replace(text, "\"stiffness\": 1e4",
+            std::string("\"stiffness\": 0.1, \"adaptive_stiffness\": ") +
+                (adaptive ? "true" : "false"));
+    const Scene scene = parse_scene(text, "ball_on_block.json");
+    Simulator sim(scene.model, scene.options);
+    const auto t0 = Clock::now();
+    const Trajectory t = simulate(sim, scene.rollout(sim));
+    const double forward = seconds_since(t0);
+    if (!t.converged()) throw std::runtime_error("the weak-barrier ball did not converge");
+    const auto& term = contact_term(*scene.model);
+    auto data = term.make_data();
+    double gap = 1e-3;
+    for (const auto& p : term.pairs(*data, t.final_state().x)) gap = std::min(gap, p.distance);
+    double newton = 0.0;
+    for (const NewtonReport& n : t.reports()) newton += n.iterations;
+    const double scale = adaptive ? t.final_state().adaptive[0] : 1.0;
+    j.push_back({{"adaptive", adaptive},
+                 {"stiffness", 0.1},
+                 {"final_scale", scale},
+                 {"gap_at_rest_m", gap},
+                 {"steps", t.steps()},
+                 {"forward_s_per_step", forward / t.steps()},
+                 {"newton_iterations_per_step", newton / t.steps()}});
+    std::cout << "weak barrier, " << (adaptive ? "adaptive" : "fixed") << ": gap " << gap
+              << " m, stiffness x" << scale << ", " << newton / t.steps() << " Newton/step\n";
+  }
+  return j;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -193,7 +232,8 @@ int main(int argc, char** argv) {
   json result{
       {"threads", 1},
       {"ball_on_block", json::array({ball_on_block(1, repeats), ball_on_block(2, repeats)})},
-      {"impact_gradient", impact_gradient()}};
+      {"impact_gradient", impact_gradient()},
+      {"weak_barrier", weak_barrier()}};
   std::ofstream(out) << result.dump(2) << "\n";
   std::cout << "wrote " << out << "\n";
   return 0;

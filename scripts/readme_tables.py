@@ -239,6 +239,15 @@ def rigid_robots():
     return rows
 
 
+def length(metres):
+    """A small length with its unit: nm below a micrometre, um below a millimetre."""
+    if metres < 1e-6:
+        return f"{metres * 1e9:.3g} nm"
+    if metres < 1e-3:
+        return f"{metres * 1e6:.3g} um"
+    return f"{metres * 1e3:.3g} mm"
+
+
 def mesh_contact():
     r = load("mesh_contact")
     rows = ["| ball on block | vertices | tetrahedra | surface triangles | s / step | Newton / step | "
@@ -258,6 +267,13 @@ def mesh_contact():
              f"{g['adjoint']:.6e}, central difference {g['central_difference']:.6e} (relative "
              f"difference {g['relative_error']:.1e}); forward {g['forward_s'] * 1e3:.1f} ms, adjoint "
              f"{g['backward_s'] * 1e3:.1f} ms."]
+    fixed, adaptive = r["weak_barrier"]
+    rows += ["", f"Adaptive stiffness: the ball dropped on a {fixed['stiffness']:g} N/m barrier "
+             f"rests at a gap of {length(fixed['gap_at_rest_m'])} with the stiffness fixed "
+             f"({fixed['newton_iterations_per_step']:.2f} Newton iterations per step), and at "
+             f"{length(adaptive['gap_at_rest_m'])} adapted (stiffness "
+             f"x{adaptive['final_scale']:g}; {adaptive['newton_iterations_per_step']:.2f} "
+             f"Newton iterations per step)."]
     return rows
 
 

@@ -33,6 +33,8 @@ struct StepContext {
   const Eigen::VectorXd* x_prev = nullptr;  ///< positions at the start of the step
   const Eigen::VectorXd* v_prev = nullptr;  ///< velocities at the start of the step
   int step = 0;                             ///< index n of the step n -> n+1 (0 in statics)
+  /// State::adaptive at the start of the step (null or empty: the initial values).
+  const Eigen::VectorXd* adaptive = nullptr;
 };
 
 /// A named range of a term's differentiable parameters. A term's parameters are one flat vector
@@ -60,6 +62,7 @@ class TermData {
   StepContext step;                    ///< the step being evaluated
   const double* parameters = nullptr;  ///< the rollout's values of the term's parameters
   int stencil_set = -1;                ///< the term's stencils in the Hessian pattern
+  const double* adaptive = nullptr;    ///< the term's slice of State::adaptive, this step
 };
 
 /// Where the adjoint collects lambda^T d(dW/dx)/d(input) of one step's inputs (null: not wanted).
@@ -92,6 +95,14 @@ class EnergyTerm {
   /// Called after d.step and d.parameters are set for a step, before any evaluation: the term
   /// derives what it keeps for the step (which vertices start near an obstacle, ...).
   virtual void begin_step(TermData& d) const {}
+
+  /// Values the term adapts along a rollout (kept in State::adaptive, n_adaptive of them): a
+  /// rule that changes them only in steps (doubling a stiffness), so that gradients can take
+  /// them as constants. Their values at the start of a rollout into a.
+  virtual int n_adaptive() const { return 0; }
+  virtual void initial_adaptive(double* a) const {}
+  /// After the step converged at x: a (this step's values on entry) becomes the next step's.
+  virtual void update_adaptive(TermData& d, const Eigen::VectorXd& x, double* a) const {}
 
   /// W(x) [J]; +infinity where the term is undefined (an inverted element of a model that
   /// forbids inversion, a vertex inside a barrier obstacle): the line search treats that as

@@ -12,6 +12,11 @@
 /// intersections stays so. The pairs are found anew at every x (a spatial hash over the surface);
 /// within a step the energy is smooth, so the adjoint's gradients are exact.
 ///
+/// Adaptive stiffness (IPC's rule, taken between steps): while the closest pair is nearer than
+/// min_gap and closing, kappa doubles at the end of each step, up to max_stiffness_scale times
+/// the stiffness parameter. The factor is part of the rollout's state (State::adaptive), so
+/// rollouts run side by side and the gradients take it as the constant it is within a step.
+///
 /// Lagged friction (IPC's smoothed Coulomb) acts on the pairs within dhat at the start of the
 /// step, with their normal forces, closest points and tangent planes from there.
 #pragma once
@@ -45,6 +50,9 @@ struct MeshContactOptions {
   double friction = 0.0;              ///< Coulomb coefficient mu
   double friction_velocity = 1e-3;    ///< eps_v [m/s]: below it friction is smoothed
   bool self_contact = true;           ///< also pairs within one body
+  bool adaptive_stiffness = true;     ///< double kappa while the closest gap is below min_gap
+  double min_gap = 0.0;               ///< [m]; 0: activation_distance / 1000
+  double max_stiffness_scale = 1024;  ///< the most kappa grows, as a factor
   std::vector<int> bodies;            ///< the bodies that collide (empty: all deformable ones)
 };
 

@@ -72,6 +72,8 @@ struct Model {
   double length_scale() const;
   /// The parameter values the terms were built with.
   TermParameters default_parameters() const;
+  /// The terms' adaptive values at the start of a rollout (State::adaptive), in term order.
+  Eigen::VectorXd initial_adaptive() const;
   /// The index in `terms` of the term called `name`.
   /// @throws InputError listing the terms' names if there is none.
   int find_term(const std::string& name) const;

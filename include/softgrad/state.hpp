@@ -1,5 +1,6 @@
 /// @file state.hpp
-/// What changes during a simulation: positions, velocities and time.
+/// What changes during a simulation: positions, velocities, time, and what terms adapt as the
+/// rollout goes.
 #pragma once
 
 #include <Eigen/Core>
@@ -12,6 +13,11 @@ struct State {
   Eigen::VectorXd v;  ///< velocities [m/s]
   double t = 0.0;     ///< time [s]
   int step = 0;       ///< steps taken since the initial state
+  /// Values the terms adapt from what happens in the rollout, in term order
+  /// (Model::initial_adaptive; mesh contact's barrier stiffness scale and closest gap). Empty:
+  /// their initial values. They change in steps between time steps, never continuously with
+  /// the state, so gradients take them as constants.
+  Eigen::VectorXd adaptive{};
 };
 
 }  // namespace softgrad

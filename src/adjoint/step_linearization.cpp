@@ -44,9 +44,10 @@ void StepLinearization::linearize(const State& prev, const Eigen::VectorXd& x, b
   dt_ = dt;
   x_prev_ = prev.x;
   v_prev_ = prev.v;
+  adaptive_ = prev.adaptive;
   x_ = x;
-  const StepContext ctx{dt, statics ? prev.t : prev.t + dt, &x_prev_, &v_prev_,
-                        statics ? 0 : prev.step};
+  const StepContext ctx{dt,       statics ? prev.t : prev.t + dt, &x_prev_,
+                        &v_prev_, statics ? 0 : prev.step,        &adaptive_};
   impl_.phi->begin(ctx, statics ? x_prev_ : Eigen::VectorXd(x_prev_ + dt * v_prev_), parameters);
   indefinite_ = false;
   if (matrix_free_) return;  // Hessian-vector products at solve time

@@ -65,6 +65,7 @@ class StepLinearization {
   double dt_ = 0.0;
   Eigen::VectorXd x_;
   Eigen::VectorXd x_prev_, v_prev_;
+  Eigen::VectorXd adaptive_;  ///< the terms' adaptive values at the start of the step
   Eigen::VectorXd scratch_;
 };
 

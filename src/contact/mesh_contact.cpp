@@ -24,6 +24,12 @@ void check_options(const Model& model, const MeshContactOptions& o) {
   if (!positive(o.friction_velocity))
     throw InputError("mesh contact friction_velocity must be positive and finite, got " +
                      std::to_string(o.friction_velocity));
+  if (!(o.min_gap >= 0.0 && o.min_gap < o.activation_distance))
+    throw InputError("mesh contact min_gap must be >= 0 and below activation_distance " +
+                     std::to_string(o.activation_distance) + ", got " + std::to_string(o.min_gap));
+  if (!(o.max_stiffness_scale >= 1.0) || !std::isfinite(o.max_stiffness_scale))
+    throw InputError("mesh contact max_stiffness_scale must be finite and >= 1, got " +
+                     std::to_string(o.max_stiffness_scale));
   for (int b : o.bodies)
     if (b < 0 || b >= static_cast<int>(model.bodies.size()))
       throw InputError("mesh contact: no deformable body " + std::to_string(b));

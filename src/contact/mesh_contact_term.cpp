@@ -27,6 +27,7 @@ struct MeshContactTerm<d>::Data : TermData {
   Eigen::VectorXd x_key;  ///< the x of `pairs`
   bool valid = false;
   bool feasible = true;
+  double kappa[1] = {0.0};     ///< this step's barrier stiffness: the parameter times the scale
   std::vector<Pair> pairs;     ///< the barrier's, at x_key
   std::vector<Pair> friction;  ///< lagged friction's, this step
   std::vector<double> xn;      ///< friction pairs' start-of-step positions (kN each)
@@ -64,8 +65,13 @@ double MeshContactTerm<d>::friction_eps(const TermData& data) const {
 }
 
 template <int d>
+double MeshContactTerm<d>::stiffness_scale(const TermData& data) {
+  return data.adaptive ? data.adaptive[0] : 1.0;
+}
+
+template <int d>
 void MeshContactTerm<d>::friction_inputs(const Data& m, size_t k, double* q) const {
-  q[0] = m.parameters[0];
+  q[0] = m.kappa[0];
   q[1] = m.parameters[1];
   std::copy_n(m.xn.data() + k * kN, kN, q + 2);
 }
@@ -186,6 +192,7 @@ void MeshContactTerm<d>::begin_step(TermData& data) const {
   Data& m = own(data);
   m.valid = false;  // new parameters
   m.H_state = -1;
+  m.kappa[0] = data.parameters[0] * stiffness_scale(data);
   m.friction.clear();
   m.xn.clear();
   if (!detail::contact_friction_active(data) || data.step.x_prev == nullptr) return;
@@ -203,10 +210,38 @@ void MeshContactTerm<d>::begin_step(TermData& data) const {
 }
 
 template <int d>
+void MeshContactTerm<d>::initial_adaptive(double* a) const {
+  a[0] = 1.0;
+  a[1] = options_.activation_distance;  // no pair closer
+}
+
+template <int d>
+void MeshContactTerm<d>::update_adaptive(TermData& data, const Eigen::VectorXd& x,
+                                         double* a) const {
+  Data& m = own(data);
+  update_pairs(m, x);
+  double gap = options_.activation_distance;
+  for (const Pair& pair : m.pairs) {
+    double xs[kN];
+    gather(pair, x.data(), xs);
+    gap = std::min(
+        gap, std::sqrt(std::max(
+                 detail::pair_distance_sq<d>(pair.geometry, static_cast<const double*>(xs)), 0.0)));
+  }
+  // IPC: the barrier struggles to hold the bodies apart when the closest gap stays below
+  // min_gap and keeps closing; a stiffer barrier holds them at a wider gap.
+  const double min_gap =
+      options_.min_gap > 0.0 ? options_.min_gap : 1e-3 * options_.activation_distance;
+  if (gap < min_gap && a[1] < min_gap && gap < a[1])
+    a[0] = std::min(2.0 * a[0], options_.max_stiffness_scale);
+  a[1] = gap;
+}
+
+template <int d>
 double MeshContactTerm<d>::value(TermData& data, const Eigen::VectorXd& x) const {
   Data& m = own(data);
   if (!update_pairs(m, x)) return std::numeric_limits<double>::infinity();
-  const double* p = data.parameters;
+  const double* p = m.kappa;
   const double dhat = options_.activation_distance;
   double e = 0.0;
   for (const Pair& pair : m.pairs) {
@@ -229,7 +264,7 @@ double MeshContactTerm<d>::value_and_gradient(TermData& data, const Eigen::Vecto
                                               Eigen::VectorXd& g) const {
   Data& m = own(data);
   if (!update_pairs(m, x)) return std::numeric_limits<double>::infinity();
-  const double* p = data.parameters;
+  const double* p = m.kappa;
   const double dhat = options_.activation_distance;
   double e = 0.0;
   for (const Pair& pair : m.pairs) {
@@ -256,7 +291,7 @@ void MeshContactTerm<d>::pair_hessians(Data& m, const Eigen::VectorXd& x, bool p
   // CG's products come back to the same x: keep the Hessians of the pairs found there.
   if (m.H_state == static_cast<int>(project)) return;
   m.H_state = static_cast<int>(project);
-  const double* p = m.parameters;
+  const double* p = m.kappa;
   const double dhat = options_.activation_distance;
   const int n_barrier = static_cast<int>(m.pairs.size());
   const int n = n_barrier + static_cast<int>(m.friction.size());
@@ -381,7 +416,8 @@ void MeshContactTerm<d>::pull_back(TermData& data, const Eigen::VectorXd& x,
                                    const Eigen::VectorXd& lambda, const StepInputBars& bars) const {
   Data& m = own(data);
   update_pairs(m, x);
-  const double* p = data.parameters;
+  const double* p = m.kappa;
+  const double scale = stiffness_scale(data);  // d kappa / d stiffness
   const double dhat = options_.activation_distance;
   for (const Pair& pair : m.pairs) {
     double xs[kN], ls[kN], mixed[1] = {0.0};
@@ -389,7 +425,7 @@ void MeshContactTerm<d>::pull_back(TermData& data, const Eigen::VectorXd& x,
     gather(pair, lambda.data(), ls);
     ad::parameter_derivatives<kN, 1, kTape>(detail::PairBarrier<d>{pair.geometry, dhat}, xs, p, ls,
                                             nullptr, mixed);
-    if (bars.parameters) bars.parameters[0] += mixed[0];
+    if (bars.parameters) bars.parameters[0] += mixed[0] * scale;
   }
   for (size_t k = 0; k < m.friction.size(); ++k) {
     double xs[kN], ls[kN], mixed[kN + 2] = {}, q[kN + 2];
@@ -399,7 +435,7 @@ void MeshContactTerm<d>::pull_back(TermData& data, const Eigen::VectorXd& x,
     const detail::PairFriction<kN> f{m.friction[k].geometry, dhat, friction_eps(data)};
     ad::parameter_derivatives<kN, kN + 2, kTape>(f, xs, q, ls, nullptr, mixed);
     if (bars.parameters) {
-      bars.parameters[0] += mixed[0];
+      bars.parameters[0] += mixed[0] * scale;
       bars.parameters[1] += mixed[1];
     }
     if (bars.x_prev) scatter(m.friction[k], mixed + 2, bars.x_prev->data());
@@ -412,19 +448,24 @@ void MeshContactTerm<d>::push_forward(TermData& data, const Eigen::VectorXd& x,
                                       Eigen::VectorXd& out) const {
   Data& m = own(data);
   update_pairs(m, x);
-  const double* p = data.parameters;
+  const double* p = m.kappa;
+  const double scale = stiffness_scale(data);  // d kappa / d stiffness
   const double dhat = options_.activation_distance;
   if (directions.parameters && directions.parameters[0] != 0.0)
     for (const Pair& pair : m.pairs) {
       double xs[kN], jvp[kN] = {};
+      const double dkappa[1] = {directions.parameters[0] * scale};
       gather(pair, x.data(), xs);
       ad::gradient_parameter_jvp<kN, 1, kTape>(detail::PairBarrier<d>{pair.geometry, dhat}, xs, p,
-                                               directions.parameters, nullptr, jvp);
+                                               dkappa, nullptr, jvp);
       scatter(pair, jvp, out.data());
     }
   for (size_t k = 0; k < m.friction.size(); ++k) {
     double xs[kN], jvp[kN] = {}, q[kN + 2], dq[kN + 2] = {};
-    if (directions.parameters) std::copy_n(directions.parameters, 2, dq);
+    if (directions.parameters) {
+      dq[0] = directions.parameters[0] * scale;
+      dq[1] = directions.parameters[1];
+    }
     if (directions.x_prev) gather(m.friction[k], directions.x_prev->data(), dq + 2);
     gather(m.friction[k], x.data(), xs);
     friction_inputs(m, k, q);

@@ -36,6 +36,10 @@ class MeshContactTerm final : public EnergyTerm, public StepLimit {
   std::unique_ptr<TermData> make_data() const override;
   bool depends_on_previous_state(const TermData& data) const override;
   void begin_step(TermData& data) const override;
+  /// Adaptive values: the stiffness factor and the closest gap at the start of the step [m].
+  int n_adaptive() const override { return options_.adaptive_stiffness ? 2 : 0; }
+  void initial_adaptive(double* a) const override;
+  void update_adaptive(TermData& data, const Eigen::VectorXd& x, double* a) const override;
   double value(TermData& data, const Eigen::VectorXd& x) const override;
   double value_and_gradient(TermData& data, const Eigen::VectorXd& x,
                             Eigen::VectorXd& g) const override;
@@ -78,6 +82,8 @@ class MeshContactTerm final : public EnergyTerm, public StepLimit {
   void gather(const Pair& p, const double* global, double* local) const;
   void scatter(const Pair& p, const double* local, double* global) const;
   double friction_eps(const TermData& data) const;
+  /// The adaptive stiffness factor of this step (1 without adaptivity).
+  static double stiffness_scale(const TermData& data);
   /// Friction pair k's local inputs q = (kappa, mu, its start-of-step positions).
   void friction_inputs(const Data& data, size_t k, double* q) const;
 

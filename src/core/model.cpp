@@ -125,6 +125,19 @@ TermParameters Model::default_parameters() const {
   return p;
 }
 
+Eigen::VectorXd Model::initial_adaptive() const {
+  int n = 0;
+  for (const auto& t : terms) n += t->n_adaptive();
+  Eigen::VectorXd a(n);
+  int offset = 0;
+  for (const auto& t : terms) {
+    if (t->n_adaptive() == 0) continue;
+    t->initial_adaptive(a.data() + offset);
+    offset += t->n_adaptive();
+  }
+  return a;
+}
+
 int Model::find_term(const std::string& name) const {
   for (size_t k = 0; k < terms.size(); ++k)
     if (terms[k]->name() == name) return static_cast<int>(k);

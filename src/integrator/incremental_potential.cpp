@@ -22,6 +22,11 @@ IncrementalPotential::IncrementalPotential(const Model& model)
       corrections_.emplace_back(static_cast<int>(k), c);
   }
   assembler_ = std::make_unique<HessianAssembler>(builder);
+  int offset = 0;
+  for (const auto& t : model.terms) {
+    adaptive_offset_.push_back(offset);
+    offset += t->n_adaptive();
+  }
 }
 
 void IncrementalPotential::begin(const StepContext& ctx, const Eigen::VectorXd& xhat,
@@ -30,11 +35,29 @@ void IncrementalPotential::begin(const StepContext& ctx, const Eigen::VectorXd& 
                  "parameters for " << p.size() << " of " << model_.terms.size() << " terms");
   dt_ = ctx.dt;
   xhat_ = xhat;
+  if (ctx.adaptive && ctx.adaptive->size() > 0) {
+    if (ctx.adaptive->size() != model_.initial_adaptive().size())
+      throw InputError("the state's adaptive values: expected " +
+                       std::to_string(model_.initial_adaptive().size()) + " (the terms'), got " +
+                       std::to_string(ctx.adaptive->size()));
+    adaptive_ = *ctx.adaptive;
+  } else {
+    adaptive_ = model_.initial_adaptive();
+  }
   for (size_t k = 0; k < data_.size(); ++k) {
     data_[k]->step = ctx;
     data_[k]->parameters = p[k].data();
+    data_[k]->adaptive =
+        model_.terms[k]->n_adaptive() > 0 ? adaptive_.data() + adaptive_offset_[k] : nullptr;
     if (active(static_cast<int>(k))) model_.terms[k]->begin_step(*data_[k]);
   }
+}
+
+void IncrementalPotential::update_adaptive(const Eigen::VectorXd& x, Eigen::VectorXd& adaptive) {
+  adaptive = adaptive_;
+  for (size_t k = 0; k < data_.size(); ++k)
+    if (active(static_cast<int>(k)) && model_.terms[k]->n_adaptive() > 0)
+      model_.terms[k]->update_adaptive(*data_[k], x, adaptive.data() + adaptive_offset_[k]);
 }
 
 double IncrementalPotential::value(const Eigen::VectorXd& x) {

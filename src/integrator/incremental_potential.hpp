@@ -20,8 +20,12 @@ class IncrementalPotential {
   explicit IncrementalPotential(const Model& model);
 
   /// Starts a dynamic step (dt > 0, inertia around xhat) or a static solve (dt = 0), with the
-  /// rollout's parameter values (which must outlive the step's evaluations).
+  /// rollout's parameter values (which must outlive the step's evaluations) and the terms'
+  /// adaptive values in ctx.adaptive (copied; none: their initial values).
+  /// @throws InputError if ctx.adaptive has the wrong length.
   void begin(const StepContext& ctx, const Eigen::VectorXd& xhat, const TermParameters& p);
+  /// The terms' adaptive values for the next step, after this one converged at x.
+  void update_adaptive(const Eigen::VectorXd& x, Eigen::VectorXd& adaptive);
   bool dynamic() const { return dt_ > 0.0; }
   /// Whether term k takes part (damping only in dynamics).
   bool active(int k) const { return dynamic() || model_.terms[k]->in_statics(); }
@@ -71,6 +75,8 @@ class IncrementalPotential {
   std::vector<int> fixed_;
   double dt_ = 0.0;
   Eigen::VectorXd xhat_;
+  Eigen::VectorXd adaptive_;          ///< this step's adaptive values (State::adaptive)
+  std::vector<int> adaptive_offset_;  ///< per term: its first value in adaptive_
   Eigen::VectorXd scratch_;
 };
 

@@ -62,6 +62,14 @@ ControllerBinding prepare_rollout(const Simulator& sim, Rollout& r) {
   }
   if (!r.initial.x.allFinite() || !r.initial.v.allFinite())
     throw InputError("rollout: the initial state contains NaN or infinite values");
+  const Eigen::Index n_adaptive = m.initial_adaptive().size();
+  if (r.initial.adaptive.size() == 0) r.initial.adaptive = m.initial_adaptive();
+  if (r.initial.adaptive.size() != n_adaptive || !r.initial.adaptive.allFinite()) {
+    std::ostringstream os;
+    os << "rollout: the initial state has " << r.initial.adaptive.size()
+       << " adaptive values; the model's terms adapt " << n_adaptive << " (finite)";
+    throw InputError(os.str());
+  }
   if (r.steps < 0) throw InputError("rollout: the number of steps must be >= 0");
   const int expected_path = r.static_solve ? 1 : r.steps;
   if (!r.kinematic_path.empty() && static_cast<int>(r.kinematic_path.size()) != expected_path) {

@@ -63,6 +63,7 @@ State Simulator::rest_state() const {
   s.x = model_->X;
   s.v = Eigen::VectorXd::Zero(model_->n_dofs());
   s.t = 0.0;
+  s.adaptive = model_->initial_adaptive();
   model_->apply_kinematics(0.0, s.x);
   return s;
 }
@@ -89,7 +90,7 @@ NewtonReport Simulator::step(State& s, const TermParameters& parameters,
   check_parameters(parameters);
   const double dt = options_.dt;
   const double t_next = s.t + dt;
-  StepContext ctx{dt, t_next, &s.x, &s.v, s.step};
+  StepContext ctx{dt, t_next, &s.x, &s.v, s.step, &s.adaptive};
   const Eigen::VectorXd xhat = s.x + dt * s.v;
   impl_->phi->begin(ctx, xhat, parameters);
   // Initial guess: the inertial prediction, or the start if that is infeasible.
@@ -112,6 +113,7 @@ NewtonReport Simulator::step(State& s, const TermParameters& parameters,
     log(LogLevel::Warn, "step to t = " + std::to_string(t_next) + ": " + r.message);
     if (options_.on_failure == FailurePolicy::Stop) return r;
   }
+  impl_->phi->update_adaptive(x, s.adaptive);
   s.v = (x - s.x) / dt;
   s.x.swap(x);
   s.t = t_next;
@@ -130,7 +132,7 @@ NewtonReport Simulator::solve_static(State& s, const TermParameters& parameters,
     throw InputError(
         "a static solve needs boundary conditions: with no fixed vertex the equilibrium is "
         "singular (rigid motions) or unbounded (gravity)");
-  StepContext ctx{0.0, s.t, &s.x, &s.v, 0};
+  StepContext ctx{0.0, s.t, &s.x, &s.v, 0, &s.adaptive};
   impl_->phi->begin(ctx, s.x, parameters);
   Eigen::VectorXd x = s.x;
   apply_kinematics(s.t, prescribed, x);

@@ -153,6 +153,9 @@ void read_contact(const ObjectReader& top, Model& model) {
   mesh.friction = options.friction;
   mesh.friction_velocity = options.friction_velocity;
   mesh.self_contact = c.boolean("self_contact");
+  mesh.adaptive_stiffness = c.boolean("adaptive_stiffness");
+  mesh.min_gap = c.number("min_gap");
+  mesh.max_stiffness_scale = c.number("max_stiffness_scale");
   if (meshes && options.model != ContactModel::Barrier)
     c.fail("model", "contact between bodies and self-contact need the barrier model");
   try {

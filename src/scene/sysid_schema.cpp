@@ -62,6 +62,19 @@ constexpr KeySpec kContactKeys[] = {
      "false",
      "a deformable body's surface also meets itself, and the bodies one another (term "
      "mesh_contact)"},
+    {"adaptive_stiffness",
+     Boolean,
+     "",
+     {},
+     "",
+     "true",
+     "between bodies and self-contact: while the closest gap is below min_gap and closing, the "
+     "barrier's stiffness doubles after each step (IPC), up to max_stiffness_scale times "
+     "stiffness"},
+    {"min_gap", Number, "m", kNonNegative, "", "0",
+     "the gap adaptive stiffness keeps open; 0: activation_distance / 1000"},
+    {"max_stiffness_scale", Number, "", kPositive, "", "1024",
+     "the most adaptive stiffness multiplies stiffness by (>= 1)"},
 };
 
 constexpr KeySpec kObstacleKeys[] = {

@@ -8,6 +8,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "contact/mesh_contact_term.hpp"
 #include "softgrad/adjoint.hpp"
 #include "softgrad/mesh_contact.hpp"
 #include "softgrad/scene.hpp"
@@ -362,6 +363,135 @@ TEST_CASE("mesh contact scenes: rigid fingers catch a soft cube and lift it by f
   CHECK(gap < 0.08);  // closer than the uncompressed cube's width allows (0.06 + 2 x 0.01)
   CHECK(gap > 0.07);  // but the cube holds them off their targets (0.066 apart)
   CHECK(extreme(x, cube, 1, false) > 0.03 + 0.04);  // lifted
+}
+
+}  // namespace softgrad::test
+
+namespace softgrad::test {
+namespace {
+
+// The ball on the block with a barrier far too weak for the ball's weight (0.1 N/m), its
+// vertical axis held in x and z as in the rest test above, damped to rest within `duration`.
+std::string weak_barrier_ball(bool adaptive, double stiffness, double duration) {
+  std::string text = scene_text("ball_on_block");
+  const std::string held =
+      R"("boundary": [{"name": "axis", "region": {"body": "ball", "indices": [52, 57, 62, 67, 72]}, )"
+      R"("axes": ["x", "z"]}, {"name": "equator", "region": {"body": "ball", "indices": [64]}, )"
+      R"("axes": ["z"]}, )";
+  text.replace(text.find("\"boundary\": ["), 13, held);
+  text.replace(text.find("\"duration\": 1.0"), 15, "\"duration\": " + std::to_string(duration));
+  text.replace(text.find("\"alpha\": 2.0"), 12, "\"alpha\": 20.0");
+  text.replace(text.find("\"stiffness\": 1e4"), 16,
+               "\"stiffness\": " + std::to_string(stiffness) +
+                   ", \"adaptive_stiffness\": " + (adaptive ? "true" : "false"));
+  return text;
+}
+
+// The closest gap between the surfaces at x [m] (activation_distance if none is closer).
+double closest_gap(const Model& m, const Eigen::VectorXd& x) {
+  const auto& term = dynamic_cast<const MeshContactTerm<3>&>(*m.terms[m.find_term("mesh_contact")]);
+  auto data = term.make_data();
+  double gap = 1e-3;
+  for (const auto& p : term.pairs(*data, x)) gap = std::min(gap, p.distance);
+  return gap;
+}
+
+}  // namespace
+
+TEST_CASE("mesh contact: adaptive stiffness holds a gap a weak barrier lets collapse") {
+  // Fixed at 0.1 N/m, the barrier holds the 2.6 N ball at a gap far below min_gap (1 um).
+  const Scene fixed = parse_scene(weak_barrier_ball(false, 0.1, 3.0), "weak.json");
+  const Trajectory tf = run_checked(fixed);
+  const double gap_fixed = closest_gap(*fixed.model, tf.final_state().x);
+  CHECK(tf.final_state().adaptive.size() == 0);
+  // Adaptive: kappa doubles while the gap is below min_gap and closing.
+  const Scene adaptive = parse_scene(weak_barrier_ball(true, 0.1, 3.0), "weak.json");
+  const Trajectory ta = run_checked(adaptive);
+  REQUIRE(ta.final_state().adaptive.size() == 2);
+  const double scale = ta.final_state().adaptive[0];
+  const double gap = closest_gap(*adaptive.model, ta.final_state().x);
+  MESSAGE("closest gap at rest: " << gap_fixed << " m at 0.1 N/m, " << gap
+                                  << " m adaptive (stiffness x" << scale << ")");
+  CHECK(gap_fixed < 1e-6);
+  CHECK(scale > 1.0);
+  CHECK(std::exp2(std::round(std::log2(scale))) == scale);  // doubled, never anything else
+  CHECK(ta.final_state().adaptive[1] == doctest::Approx(gap).epsilon(1e-12));
+  CHECK(gap > 2.0 * gap_fixed);
+  // The scale is the rollout's: it only grew, and only while the gap was below min_gap.
+  for (int n = 1; n <= ta.steps(); ++n) {
+    const Eigen::VectorXd& a = ta.state(n).adaptive;
+    const Eigen::VectorXd& b = ta.state(n - 1).adaptive;
+    CHECK(a[0] >= b[0]);
+    if (a[0] > b[0]) {
+      CHECK(a[0] == 2.0 * b[0]);
+      CHECK(a[1] < 1e-6);
+      CHECK(b[1] < 1e-6);
+      CHECK(a[1] < b[1]);
+    }
+  }
+  // At rest the ball is where statics puts it with the stiffness the rollout ended with.
+  const Scene stiffer = parse_scene(weak_barrier_ball(false, 0.1 * scale, 3.0), "weak.json");
+  Simulator sim(stiffer.model, stiffer.options);
+  State s = ta.final_state();
+  s.adaptive.resize(0);
+  s.v.setZero();
+  REQUIRE(sim.solve_static(s).converged());
+  const int centre = body_vertices(*stiffer.model, "ball")[62];
+  MESSAGE("ball centre at rest " << ta.final_state().x[3 * centre + 1] << " m, statics "
+                                 << s.x[3 * centre + 1] << " m");
+  CHECK(ta.final_state().x[3 * centre + 1] == doctest::Approx(s.x[3 * centre + 1]).epsilon(1e-7));
+  CHECK(closest_gap(*stiffer.model, s.x) == doctest::Approx(gap).epsilon(1e-3));
+}
+
+TEST_CASE("mesh contact: gradients through adaptive stiffness match central differences") {
+  // The ball lands on the weak barrier, which stiffens during the impact; the loss is the
+  // ball's centre of mass after 30 steps. Parameters: the stiffness and the initial velocities.
+  const Scene scene = parse_scene(weak_barrier_ball(true, 0.1, 0.3), "weak.json");
+  SimulationOptions options = scene.options;
+  options.newton.tolerance = 1e-12;
+  Simulator sim(scene.model, options);
+  const Rollout r = scene.rollout(sim);
+  const Model& m = *scene.model;
+  CenterOfMassTarget target;
+  target.position = Eigen::Vector3d(0.0, 0.15, 0.0);
+  target.velocity = Eigen::Vector3d(0.0, 0.1, 0.0);
+  const CenterOfMassLoss loss(m, body_vertices(m, "ball"), {target});
+  const ParameterSet params(sim, r, {"mesh_contact.stiffness", "v0"});
+  const Trajectory t = simulate(sim, r);
+  REQUIRE(t.converged());
+  const double scale = t.final_state().adaptive[0];
+  MESSAGE("stiffness scale after the impact: " << scale);
+  REQUIRE(scale > 1.0);
+  const GradientResult g = gradient(sim, t, loss, params);
+  CHECK(g.report.trustworthy());
+  const Eigen::VectorXd theta = params.get(sim, r);
+  const auto loss_at = [&](const Eigen::VectorXd& th) {
+    Rollout rr = r;
+    params.set(sim, rr, th);
+    const Trajectory tt = simulate(sim, rr);
+    CHECK(tt.final_state().adaptive[0] == scale);  // the same doublings: a smooth neighbourhood
+    return evaluate_loss(sim, tt, loss);
+  };
+  const double h = 1e-5 * theta[0];
+  Eigen::VectorXd tp = theta, tm = theta;
+  tp[0] += h;
+  tm[0] -= h;
+  const double fd_k = (loss_at(tp) - loss_at(tm)) / (2 * h);
+  MESSAGE("stiffness: adjoint " << g.gradient[0] << ", central difference " << fd_k);
+  CHECK(std::abs(fd_k) > 1e-9);
+  CHECK(g.gradient[0] == doctest::Approx(fd_k).epsilon(1e-5));
+  Eigen::VectorXd d = Eigen::VectorXd::Zero(params.size());
+  for (int v : body_vertices(m, "ball"))
+    for (int k = 0; k < 3; ++k) d[1 + 3 * v + k] = (k == 1 ? 0.1 : 0.02) * std::sin(0.7 * v + k);
+  const double hv = 1e-4;
+  const double fd_v = (loss_at(theta + hv * d) - loss_at(theta - hv * d)) / (2 * hv);
+  MESSAGE("v0 direction: adjoint " << g.gradient.dot(d) << ", central difference " << fd_v);
+  CHECK(std::abs(fd_v) > 1e-9);
+  CHECK(g.gradient.dot(d) == doctest::Approx(fd_v).epsilon(1e-5));
+  // Forward sensitivities take the same scale.
+  const GradientResult tg =
+      tangent_gradient(sim, r, loss, ParameterSet(sim, r, {"mesh_contact.stiffness"}));
+  CHECK(tg.gradient[0] == doctest::Approx(g.gradient[0]).epsilon(1e-8));
 }
 
 }  // namespace softgrad::test
