@@ -8,6 +8,7 @@
 
 #include "contact/broad_phase.hpp"
 #include "softgrad/mesh_contact.hpp"
+#include "softgrad/trajectory.hpp"
 #include "support/term_derivatives.hpp"
 #include "support/term_evaluation.hpp"
 #include "support/tiny_models.hpp"
@@ -222,6 +223,27 @@ TEST_CASE("mesh contact: bad options and rest states are reported") {
   o = {};
   o.self_contact = false;
   CHECK_THROWS_WITH_AS(add_mesh_contact(*one, o), doctest::Contains("two bodies"), InputError);
+  o = {};
+  o.min_gap = 2e-3;  // beyond dhat (1e-3)
+  CHECK_THROWS_WITH_AS(add_mesh_contact(*m, o), doctest::Contains("min_gap"), InputError);
+  o = {};
+  o.max_stiffness_scale = 0.5;
+  CHECK_THROWS_WITH_AS(add_mesh_contact(*m, o), doctest::Contains("max_stiffness_scale"),
+                       InputError);
+  // A state whose adaptive values do not fit the model's terms.
+  auto ok = stacked_boxes(5e-4, 0.3);
+  add_mesh_contact(*ok, {});
+  const std::shared_ptr<const Model> model = ok;
+  Simulator sim(model, {});
+  Rollout r = rest_rollout(sim, 2);
+  CHECK(r.initial.adaptive.size() == 2);
+  r.initial.adaptive = Eigen::VectorXd::Ones(3);
+  CHECK_THROWS_WITH_AS(simulate(sim, r), doctest::Contains("adaptive values"), InputError);
+  r.initial.adaptive = Eigen::Vector2d(std::nan(""), 1e-3);
+  CHECK_THROWS_WITH_AS(simulate(sim, r), doctest::Contains("adaptive values"), InputError);
+  State s = sim.rest_state();
+  s.adaptive = Eigen::VectorXd::Ones(5);
+  CHECK_THROWS_WITH_AS(sim.step(s), doctest::Contains("adaptive values"), InputError);
 }
 
 }  // namespace softgrad::test
