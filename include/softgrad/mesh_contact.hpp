@@ -1,6 +1,6 @@
 /// @file mesh_contact.hpp
-/// Contact between the surfaces of deformable bodies and of a body with itself (IPC, Li et al.
-/// 2020), as one energy term "mesh_contact":
+/// Contact between the surfaces of deformable bodies, of a body with itself, and of rigid bodies
+/// with both (IPC, Li et al. 2020), as one energy term "mesh_contact":
 ///
 ///   W = kappa sum_k m_k b(d_k),   b(d) = -(d - dhat)^2 log(d / dhat)  for 0 < d < dhat,
 ///
@@ -28,21 +28,48 @@
 
 namespace softgrad {
 
-/// The boundary of deformable bodies: what can touch. Model vertex numbering.
+/// The boundary of the bodies that collide: what can touch. Its points are the model vertices
+/// on the deformable bodies' boundaries and, numbered from Model::n_verts on, the rigid bodies'
+/// surface points, which move with their body (x = p + A X): every point is a linear function
+/// of the model's positions, so a step's straight line moves it along a straight line.
 struct CollisionSurface {
   int dim = 3;
-  std::vector<int> vertices;              ///< surface vertices, ascending
+  std::vector<int> vertices;              ///< surface points, ascending
   std::vector<std::array<int, 2>> edges;  ///< boundary edges (3D: of the boundary triangles)
   std::vector<std::array<int, 3>> faces;  ///< 3D: boundary triangles, outward; 2D: none
-  std::vector<int> vertex_body;           ///< per surface vertex: its body (Model::bodies)
-  std::vector<int> edge_body;             ///< per edge: its body
-  std::vector<int> face_body;             ///< per face: its body
+  /// Per point, edge and face: its body, a deformable body's index in Model::bodies or a rigid
+  /// body's index in Model::rigid_bodies plus n_deformable_bodies.
+  std::vector<int> vertex_body, edge_body, face_body;
+  int n_deformable_bodies = 0;  ///< Model::bodies.size(): body ids from here on are rigid
+  /// Rigid surface point first_rigid_point + k is body rigid_points[k].body's point X, at
+  /// p + A X with p the model vertex `node` and a1, a2, a3 the next three.
+  struct RigidPoint {
+    int body;  ///< index into Model::rigid_bodies
+    int node;  ///< RigidBody::node
+    std::array<double, 3> X;
+  };
+  int first_rigid_point = 0;
+  std::vector<RigidPoint> rigid_points;
+  /// Body pairs (ids as above, a < b) that never meet: rigid bodies joined by a joint.
+  std::vector<std::array<int, 2>> excluded;
+
+  /// Whether primitives of bodies a and b may form pairs: never two of one rigid body, of one
+  /// deformable body only with self-contact, never an excluded pair.
+  bool may_meet(int a, int b, bool self_contact) const;
 };
 
-/// The boundary of the given bodies (indices into model.bodies; empty: all): triangle faces
-/// used by one tetrahedron (oriented outward) and their edges in 3D, segments used by one
-/// triangle in 2D.
-CollisionSurface extract_surface(const Model& model, const std::vector<int>& bodies = {});
+/// The boundary of the given deformable bodies (indices into model.bodies; empty: all) and the
+/// surfaces of the given rigid bodies (indices into model.rigid_bodies; empty: none): triangle
+/// faces used by one tetrahedron (oriented outward) and their edges in 3D, segments used by one
+/// triangle in 2D; a rigid body's closed surface (RigidBody::surface) and its edges.
+CollisionSurface extract_surface(const Model& model, const std::vector<int>& bodies = {},
+                                 const std::vector<int>& rigid_bodies = {});
+
+/// The positions of the surface's points at model positions x (CollisionSurface's numbering):
+/// x itself, followed by the rigid points. Linear in x: for a displacement dx it gives the
+/// points' displacements.
+void surface_points(const CollisionSurface& surface, const Eigen::VectorXd& x,
+                    Eigen::VectorXd& points);
 
 struct MeshContactOptions {
   double stiffness = 1e4;             ///< kappa [N/m]
@@ -54,6 +81,9 @@ struct MeshContactOptions {
   double min_gap = 0.0;               ///< [m]; 0: activation_distance / 1000
   double max_stiffness_scale = 1024;  ///< the most kappa grows, as a factor
   std::vector<int> bodies;            ///< the bodies that collide (empty: all deformable ones)
+  /// Rigid bodies whose surfaces join (indices into Model::rigid_bodies; empty: none). Rigid
+  /// bodies joined by a joint never meet each other.
+  std::vector<int> rigid_bodies;
 };
 
 /// Adds the term "mesh_contact" (parameters "stiffness" and "friction", as contact.hpp's).

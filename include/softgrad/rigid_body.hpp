@@ -43,7 +43,7 @@ struct RigidBody {
   bool kinematic = false;  ///< its motion is prescribed (a KinematicGroup holds its vertices)
   bool collides = true;    ///< it meets the scene's obstacles (its contact spheres)
   int node = 0;            ///< model vertex of p; a1, a2, a3 are node + 1 .. node + 3
-  /// A closed surface for drawing, body frame (vertices x 3, triangles x 3).
+  /// A closed surface for drawing and mesh contact, body frame (vertices x 3, triangles x 3).
   Eigen::MatrixXd surface;
   Eigen::MatrixXi triangles;
   /// Spheres (centres in the body frame, radii) that meet obstacles.
@@ -81,7 +81,8 @@ struct RigidBodySpec {
   /// A kinematic body: its motion (the group's vertices are filled in; Fixed holds it at rest,
   /// Translate moves p, Rotate turns the body about the group's axis through its centre).
   std::optional<KinematicGroup> motion;
-  int surface_resolution = 16;  ///< segments around a sphere or capsule surface (drawing only)
+  /// Segments around a sphere or capsule surface (drawing, and contact with rigid_surfaces).
+  int surface_resolution = 16;
 };
 
 /// Appends a rigid body after every vertex of the model, its mass properties from its shape and

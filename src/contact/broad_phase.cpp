@@ -128,7 +128,9 @@ void BroadPhase::find(const CollisionSurface& s, bool self_contact, const Eigen:
   vertex_boxes(s, x, dx, inflation);
   edge_box_.resize(s.edges.size());
   for (size_t e = 0; e < s.edges.size(); ++e) edge_box_[e] = span(s.edges[e].data(), 2);
-  const auto allowed = [&](int body_a, int body_b) { return self_contact || body_a != body_b; };
+  const auto allowed = [&](int body_a, int body_b) {
+    return s.may_meet(body_a, body_b, self_contact);
+  };
 
   if (s.dim == 3) {
     face_box_.resize(s.faces.size());

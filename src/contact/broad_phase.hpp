@@ -30,7 +30,8 @@ struct Candidate {
 /// grown).
 class BroadPhase {
  public:
-  /// The candidates for positions x (model dofs), swept to x + dx when dx is not null.
+  /// The candidates for point positions x (surface_points), swept to x + dx when dx is not
+  /// null.
   void find(const CollisionSurface& surface, bool self_contact, const Eigen::VectorXd& x,
             const Eigen::VectorXd* dx, double inflation, std::vector<Candidate>& out);
 

@@ -1,9 +1,12 @@
-// The boundary of deformable bodies (softgrad/mesh_contact.hpp): facets used by one element.
+// The collision surface (softgrad/mesh_contact.hpp): the deformable bodies' facets used by one
+// element, the rigid bodies' closed surfaces, and where their points are.
 #include <algorithm>
 #include <map>
 
 #include "softgrad/errors.hpp"
+#include "softgrad/joints.hpp"
 #include "softgrad/mesh_contact.hpp"
+#include "softgrad/rigid_body.hpp"
 
 namespace softgrad {
 
@@ -39,9 +42,61 @@ void boundary_facets(const Body& body, const int (*local)[K], int n_facets,
 
 }  // namespace
 
-CollisionSurface extract_surface(const Model& model, const std::vector<int>& bodies) {
+bool CollisionSurface::may_meet(int a, int b, bool self_contact) const {
+  if (a == b) return self_contact && a < n_deformable_bodies;
+  const std::array<int, 2> key{std::min(a, b), std::max(a, b)};
+  return std::find(excluded.begin(), excluded.end(), key) == excluded.end();
+}
+
+void surface_points(const CollisionSurface& surface, const Eigen::VectorXd& x,
+                    Eigen::VectorXd& points) {
+  const int d = surface.dim;
+  points.resize(
+      (surface.first_rigid_point + static_cast<Eigen::Index>(surface.rigid_points.size())) * d);
+  points.head(x.size()) = x;
+  for (size_t k = 0; k < surface.rigid_points.size(); ++k) {
+    const auto& rp = surface.rigid_points[k];
+    const int node = rp.node;
+    Eigen::Vector3d y = x.segment<3>(3 * node);
+    for (int j = 0; j < 3; ++j) y += rp.X[j] * x.segment<3>(3 * (node + 1 + j));
+    points.segment<3>(3 * (surface.first_rigid_point + static_cast<Eigen::Index>(k))) = y;
+  }
+}
+
+namespace {
+
+// A rigid body's closed surface as collision points, triangles and edges (body id `id`).
+void add_rigid_surface(const Model& model, int r, int id, CollisionSurface& s) {
+  const RigidBody& body = model.rigid_bodies[r];
+  const int first = s.first_rigid_point + static_cast<int>(s.rigid_points.size());
+  for (Eigen::Index i = 0; i < body.surface.rows(); ++i) {
+    s.rigid_points.push_back(
+        {r, body.node, {body.surface(i, 0), body.surface(i, 1), body.surface(i, 2)}});
+    s.vertices.push_back(first + static_cast<int>(i));
+  }
+  std::vector<std::array<int, 2>> edges;
+  for (Eigen::Index t = 0; t < body.triangles.rows(); ++t) {
+    const std::array<int, 3> f{first + body.triangles(t, 0), first + body.triangles(t, 1),
+                               first + body.triangles(t, 2)};
+    s.faces.push_back(f);
+    s.face_body.push_back(id);
+    for (int k = 0; k < 3; ++k) edges.push_back(sorted(std::array<int, 2>{f[k], f[(k + 1) % 3]}));
+  }
+  std::sort(edges.begin(), edges.end());
+  edges.erase(std::unique(edges.begin(), edges.end()), edges.end());
+  s.edges.insert(s.edges.end(), edges.begin(), edges.end());
+  s.edge_body.resize(s.edges.size(), id);
+  s.vertex_body.resize(s.vertices.size(), id);
+}
+
+}  // namespace
+
+CollisionSurface extract_surface(const Model& model, const std::vector<int>& bodies,
+                                 const std::vector<int>& rigid_bodies) {
   CollisionSurface s;
   s.dim = model.dim;
+  s.n_deformable_bodies = static_cast<int>(model.bodies.size());
+  s.first_rigid_point = model.n_verts;
   std::vector<int> chosen = bodies;
   if (chosen.empty())
     for (size_t b = 0; b < model.bodies.size(); ++b) chosen.push_back(static_cast<int>(b));
@@ -80,6 +135,16 @@ CollisionSurface extract_surface(const Model& model, const std::vector<int>& bod
           s.vertices[i] < body.vertex_offset + body.mesh.n_verts())
         s.vertex_body[i] = b;
     }
+  for (int r : rigid_bodies) {
+    SOFTGRAD_CHECK(r >= 0 && r < static_cast<int>(model.rigid_bodies.size()),
+                   "no rigid body " << r);
+    add_rigid_surface(model, r, s.n_deformable_bodies + r, s);
+  }
+  for (const Joint& j : model.joints)
+    if (j.parent >= 0)
+      s.excluded.push_back(sorted(
+          std::array<int, 2>{s.n_deformable_bodies + j.parent, s.n_deformable_bodies + j.child}));
+  std::sort(s.excluded.begin(), s.excluded.end());
   return s;
 }
 

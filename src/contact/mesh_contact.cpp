@@ -33,14 +33,21 @@ void check_options(const Model& model, const MeshContactOptions& o) {
   for (int b : o.bodies)
     if (b < 0 || b >= static_cast<int>(model.bodies.size()))
       throw InputError("mesh contact: no deformable body " + std::to_string(b));
-  const size_t n_bodies = o.bodies.empty() ? model.bodies.size() : o.bodies.size();
-  if (n_bodies == 0) throw InputError("mesh contact needs a deformable body");
-  if (n_bodies < 2 && !o.self_contact)
-    throw InputError("mesh contact between bodies needs two bodies, or self_contact");
+  for (int r : o.rigid_bodies)
+    if (r < 0 || r >= static_cast<int>(model.rigid_bodies.size()))
+      throw InputError("mesh contact: no rigid body " + std::to_string(r));
+  const size_t n_deformable = o.bodies.empty() ? model.bodies.size() : o.bodies.size();
+  const size_t n_bodies = n_deformable + o.rigid_bodies.size();
+  if (n_bodies == 0) throw InputError("mesh contact needs a body");
+  if (n_bodies < 2 && !(o.self_contact && n_deformable == 1))
+    throw InputError(
+        "mesh contact between bodies needs two bodies, or self_contact and a deformable body");
 }
 
-// The deformable body of model vertex v (-1: none).
-int body_of(const Model& model, int v) {
+// The body of surface point v (CollisionSurface's ids; -1: none).
+int body_of(const Model& model, const CollisionSurface& s, int v) {
+  if (v >= s.first_rigid_point)
+    return s.n_deformable_bodies + s.rigid_points[v - s.first_rigid_point].body;
   for (size_t b = 0; b < model.bodies.size(); ++b)
     if (v >= model.bodies[b].vertex_offset &&
         v < model.bodies[b].vertex_offset + model.bodies[b].mesh.n_verts())
@@ -48,9 +55,18 @@ int body_of(const Model& model, int v) {
   return -1;
 }
 
-// Vertex v's body and local index, for messages.
-std::string describe_vertex(const Model& model, int v) {
-  const int b = body_of(model, v);
+// Surface point v's body and local index, for messages.
+std::string describe_vertex(const Model& model, const CollisionSurface& s, int v) {
+  if (v >= s.first_rigid_point) {
+    const auto& rp = s.rigid_points[v - s.first_rigid_point];
+    int local = 0;  // a body's points are contiguous
+    for (int k = v - 1;
+         k >= s.first_rigid_point && s.rigid_points[k - s.first_rigid_point].body == rp.body; --k)
+      ++local;
+    return "surface point " + std::to_string(local) + " of rigid body '" +
+           model.rigid_bodies[rp.body].name + "'";
+  }
+  const int b = body_of(model, s, v);
   if (b < 0) return "vertex " + std::to_string(v);
   const Body& body = model.bodies[b];
   return "vertex " + std::to_string(v - body.vertex_offset) + " of body '" + body.name + "'";
@@ -62,12 +78,13 @@ template <int d>
 void check_rest_state(const Model& model, const MeshContactTerm<d>& term,
                       const MeshContactOptions& o) {
   auto data = term.make_data();
+  const CollisionSurface& s = term.surface();
   for (const auto& p : term.pairs(*data, model.X)) {
     const bool touching = !(p.distance > 0.0);
-    if (!touching && body_of(model, p.v[0]) != body_of(model, p.v.back())) continue;
+    if (!touching && body_of(model, s, p.v[0]) != body_of(model, s, p.v.back())) continue;
     std::ostringstream os;
-    os << "mesh contact: at rest, " << describe_vertex(model, p.v[0]) << " and "
-       << describe_vertex(model, p.v.back()) << " belong to primitives ";
+    os << "mesh contact: at rest, " << describe_vertex(model, s, p.v[0]) << " and "
+       << describe_vertex(model, s, p.v.back()) << " belong to primitives ";
     if (touching) {
       os << "that touch or overlap: the bodies must start apart";
     } else {
@@ -84,7 +101,7 @@ void check_rest_state(const Model& model, const MeshContactTerm<d>& term,
 
 void add_mesh_contact(Model& model, MeshContactOptions options) {
   check_options(model, options);
-  CollisionSurface surface = extract_surface(model, options.bodies);
+  CollisionSurface surface = extract_surface(model, options.bodies, options.rigid_bodies);
   if (model.dim == 3) {
     auto term = std::make_unique<MeshContactTerm<3>>(model, std::move(surface), options);
     check_rest_state(model, *term, options);

@@ -31,9 +31,19 @@ struct MeshContactTerm<d>::Data : TermData {
   std::vector<Pair> pairs;     ///< the barrier's, at x_key
   std::vector<Pair> friction;  ///< lagged friction's, this step
   std::vector<double> xn;      ///< friction pairs' start-of-step positions (kN each)
-  std::vector<double> H;       ///< per stencil Hessians, at x_key
-  int H_state = -1;            ///< what H holds: -1 nothing, 0 exact, 1 projected
-  std::vector<int> verts;      ///< per stencil vertices (assembly)
+  /// The stencils at x_key: pairs with only model vertices first, then those with rigid points.
+  struct Stencil {
+    const Pair* pair;
+    int friction;  ///< index into `friction`, -1 for a barrier pair
+  };
+  std::vector<Stencil> stencils;
+  int n_plain = 0;
+  std::vector<double> H;          ///< per stencil Hessians by points (kN x kN), at x_key
+  int H_state = -1;               ///< what H holds: -1 nothing, 0 exact, 1 projected
+  std::vector<int> verts;         ///< per plain stencil its model vertices (assembly)
+  std::vector<double> H_rigid;    ///< per stencil with rigid points: H on its model vertices
+  std::vector<int> verts_rigid;   ///< and those vertices (kRigidNodes each)
+  mutable Eigen::VectorXd y, dy;  ///< surface points and their displacements (with rigid ones)
   // The last line search's segment x0 -> x0 + dx and the candidates of its swept boxes, grown
   // by dhat: every point a line search tries on it needs only the narrow phase.
   mutable Eigen::VectorXd sweep_x0, sweep_dx;
@@ -49,9 +59,10 @@ template <int d>
 MeshContactTerm<d>::MeshContactTerm(const Model& model, CollisionSurface surface,
                                     MeshContactOptions options)
     : surface_(std::move(surface)), options_(std::move(options)) {
+  Eigen::VectorXd rest;
+  surface_points(surface_, model.X, rest);
   for (const auto& e : surface_.edges)
-    edge_rest_sq_.push_back(
-        (model.X.segment(e[0] * d, d) - model.X.segment(e[1] * d, d)).squaredNorm());
+    edge_rest_sq_.push_back((rest.segment(e[0] * d, d) - rest.segment(e[1] * d, d)).squaredNorm());
 }
 
 template <int d>
@@ -83,14 +94,89 @@ bool MeshContactTerm<d>::depends_on_previous_state(const TermData& data) const {
 
 template <int d>
 void MeshContactTerm<d>::gather(const Pair& p, const double* global, double* local) const {
-  for (int k = 0; k < kSize; ++k)
-    for (int i = 0; i < d; ++i) local[k * d + i] = global[p.v[k] * d + i];
+  for (int k = 0; k < kSize; ++k) {
+    const int v = p.v[k];
+    if (v < surface_.first_rigid_point) {
+      for (int i = 0; i < d; ++i) local[k * d + i] = global[v * d + i];
+      continue;
+    }
+    const auto& rp = surface_.rigid_points[v - surface_.first_rigid_point];  // p + A X
+    for (int i = 0; i < d; ++i) {
+      double value = global[rp.node * d + i];
+      for (int j = 0; j < 3; ++j) value += rp.X[j] * global[(rp.node + 1 + j) * d + i];
+      local[k * d + i] = value;
+    }
+  }
 }
 
 template <int d>
 void MeshContactTerm<d>::scatter(const Pair& p, const double* local, double* global) const {
+  for (int k = 0; k < kSize; ++k) {
+    const int v = p.v[k];
+    if (v < surface_.first_rigid_point) {
+      for (int i = 0; i < d; ++i) global[v * d + i] += local[k * d + i];
+      continue;
+    }
+    const auto& rp = surface_.rigid_points[v - surface_.first_rigid_point];
+    for (int i = 0; i < d; ++i) {
+      global[rp.node * d + i] += local[k * d + i];
+      for (int j = 0; j < 3; ++j) global[(rp.node + 1 + j) * d + i] += rp.X[j] * local[k * d + i];
+    }
+  }
+}
+
+template <int d>
+bool MeshContactTerm<d>::has_rigid_points(const Pair& p) const {
+  for (int v : p.v)
+    if (v >= surface_.first_rigid_point) return true;
+  return false;
+}
+
+template <int d>
+void MeshContactTerm<d>::expand_hessian(const Pair& p, const double* h, int* nodes,
+                                        double* H) const {
+  constexpr int kM = kRigidNodes * d;
+  // W[k][n]: the weight of node n in point k (points are linear in the nodes).
+  double W[kSize][kRigidNodes] = {};
+  int n_nodes = 0;
+  const auto slot = [&](int node) {
+    for (int n = 0; n < n_nodes; ++n)
+      if (nodes[n] == node) return n;
+    nodes[n_nodes] = node;
+    return n_nodes++;
+  };
+  for (int k = 0; k < kSize; ++k) {
+    const int v = p.v[k];
+    if (v < surface_.first_rigid_point) {
+      W[k][slot(v)] += 1.0;
+      continue;
+    }
+    const auto& rp = surface_.rigid_points[v - surface_.first_rigid_point];
+    W[k][slot(rp.node)] += 1.0;
+    for (int j = 0; j < 3; ++j) W[k][slot(rp.node + 1 + j)] += rp.X[j];
+  }
+  for (int n = n_nodes; n < kRigidNodes; ++n) nodes[n] = nodes[0];  // zero blocks
+  std::fill(H, H + kM * kM, 0.0);
   for (int k = 0; k < kSize; ++k)
-    for (int i = 0; i < d; ++i) global[p.v[k] * d + i] += local[k * d + i];
+    for (int l = 0; l < kSize; ++l)
+      for (int n = 0; n < n_nodes; ++n) {
+        if (W[k][n] == 0.0) continue;
+        for (int o = 0; o < n_nodes; ++o) {
+          const double w = W[k][n] * W[l][o];
+          if (w == 0.0) continue;
+          for (int i = 0; i < d; ++i)
+            for (int j = 0; j < d; ++j)
+              H[(n * d + i) * kM + o * d + j] += w * h[(k * d + i) * kN + l * d + j];
+        }
+      }
+}
+
+template <int d>
+const Eigen::VectorXd& MeshContactTerm<d>::points(Eigen::VectorXd& buffer,
+                                                  const Eigen::VectorXd& x) const {
+  if (surface_.rigid_points.empty()) return x;
+  surface_points(surface_, x, buffer);
+  return buffer;
 }
 
 template <int d>
@@ -156,8 +242,8 @@ bool MeshContactTerm<d>::update_pairs(Data& data, const Eigen::VectorXd& x) cons
   if (data.valid && data.x_key.size() == x.size() && data.x_key == x) return data.feasible;
   const bool swept = on_segment(data.sweep_x0, data.sweep_dx, x);
   if (!swept)
-    data.broad.find(surface_, options_.self_contact, x, nullptr, options_.activation_distance,
-                    data.candidates);
+    data.broad.find(surface_, options_.self_contact, points(data.y, x), nullptr,
+                    options_.activation_distance, data.candidates);
   data.pairs.clear();
   data.feasible = true;
   for (const auto& c : swept ? data.sweep_candidates : data.candidates) {
@@ -197,8 +283,8 @@ void MeshContactTerm<d>::begin_step(TermData& data) const {
   m.xn.clear();
   if (!detail::contact_friction_active(data) || data.step.x_prev == nullptr) return;
   const Eigen::VectorXd& xn = *data.step.x_prev;
-  m.broad.find(surface_, options_.self_contact, xn, nullptr, options_.activation_distance,
-               m.candidates);
+  m.broad.find(surface_, options_.self_contact, points(m.y, xn), nullptr,
+               options_.activation_distance, m.candidates);
   for (const auto& c : m.candidates) {
     Pair pair;
     bool touching = false;
@@ -291,28 +377,46 @@ void MeshContactTerm<d>::pair_hessians(Data& m, const Eigen::VectorXd& x, bool p
   // CG's products come back to the same x: keep the Hessians of the pairs found there.
   if (m.H_state == static_cast<int>(project)) return;
   m.H_state = static_cast<int>(project);
+  m.stencils.clear();
+  for (const bool rigid : {false, true}) {
+    for (const Pair& pair : m.pairs)
+      if (has_rigid_points(pair) == rigid) m.stencils.push_back({&pair, -1});
+    for (size_t k = 0; k < m.friction.size(); ++k)
+      if (has_rigid_points(m.friction[k]) == rigid)
+        m.stencils.push_back({&m.friction[k], static_cast<int>(k)});
+    if (!rigid) m.n_plain = static_cast<int>(m.stencils.size());
+  }
   const double* p = m.kappa;
   const double dhat = options_.activation_distance;
-  const int n_barrier = static_cast<int>(m.pairs.size());
-  const int n = n_barrier + static_cast<int>(m.friction.size());
+  const int n = static_cast<int>(m.stencils.size());
+  const int n_rigid = n - m.n_plain;
+  constexpr int kM = kRigidNodes * d;
   m.H.resize(static_cast<size_t>(n) * kN * kN);
-  m.verts.resize(static_cast<size_t>(n) * kSize);
+  m.verts.resize(static_cast<size_t>(m.n_plain) * kSize);
+  m.H_rigid.resize(static_cast<size_t>(n_rigid) * kM * kM);
+  m.verts_rigid.resize(static_cast<size_t>(n_rigid) * kRigidNodes);
   const double eps = friction_eps(m);
   parallel_for(n, kParallelMinElements, [&](int s) {
-    const Pair& pair = s < n_barrier ? m.pairs[s] : m.friction[s - n_barrier];
+    const auto [pair, friction] = m.stencils[s];
     double xs[kN], gs[kN], es = 0.0;
     double* h = m.H.data() + static_cast<size_t>(s) * kN * kN;
-    gather(pair, x.data(), xs);
-    std::copy(pair.v.begin(), pair.v.end(), m.verts.begin() + static_cast<size_t>(s) * kSize);
-    if (s < n_barrier) {
-      ad::hessian<kN, 1, kTape>(detail::PairBarrier<d>{pair.geometry, dhat}, xs, p, es, gs, h);
+    gather(*pair, x.data(), xs);
+    if (friction < 0) {
+      ad::hessian<kN, 1, kTape>(detail::PairBarrier<d>{pair->geometry, dhat}, xs, p, es, gs, h);
     } else {
       double q[kN + 2];
-      friction_inputs(m, static_cast<size_t>(s - n_barrier), q);
-      ad::hessian<kN, kN + 2, kTape>(detail::PairFriction<kN>{pair.geometry, dhat, eps}, xs, q, es,
+      friction_inputs(m, static_cast<size_t>(friction), q);
+      ad::hessian<kN, kN + 2, kTape>(detail::PairFriction<kN>{pair->geometry, dhat, eps}, xs, q, es,
                                      gs, h);
     }
-    if (project) ad::project_psd<kN>(h);
+    if (project) ad::project_psd<kN>(h);  // W^T h W is then PSD too
+    if (s < m.n_plain) {
+      std::copy(pair->v.begin(), pair->v.end(), m.verts.begin() + static_cast<size_t>(s) * kSize);
+    } else {
+      const size_t r = static_cast<size_t>(s - m.n_plain);
+      expand_hessian(*pair, h, m.verts_rigid.data() + r * kRigidNodes,
+                     m.H_rigid.data() + r * kM * kM);
+    }
   });
 }
 
@@ -322,8 +426,10 @@ void MeshContactTerm<d>::add_hessian(TermData& data, const Eigen::VectorXd& x, b
   Data& m = own(data);
   update_pairs(m, x);
   pair_hessians(m, x, project);
-  const int n = static_cast<int>(m.verts.size()) / kSize;
-  if (n > 0) H.add_dynamic_stencils(m.verts.data(), n, kSize, m.H.data());
+  if (m.n_plain > 0) H.add_dynamic_stencils(m.verts.data(), m.n_plain, kSize, m.H.data());
+  const int n_rigid = static_cast<int>(m.stencils.size()) - m.n_plain;
+  if (n_rigid > 0)
+    H.add_dynamic_stencils(m.verts_rigid.data(), n_rigid, kRigidNodes, m.H_rigid.data());
 }
 
 template <int d>
@@ -332,18 +438,15 @@ void MeshContactTerm<d>::for_each_hessian(Data& m, const Eigen::VectorXd& x, boo
                                           const PerStencil& f) const {
   update_pairs(m, x);
   pair_hessians(m, x, project);
-  const int n_barrier = static_cast<int>(m.pairs.size());
-  const int n = static_cast<int>(m.verts.size()) / kSize;
-  for (int s = 0; s < n; ++s)
-    f(s < n_barrier ? m.pairs[s] : m.friction[s - n_barrier],
-      m.H.data() + static_cast<size_t>(s) * kN * kN);
+  for (size_t s = 0; s < m.stencils.size(); ++s)
+    f(static_cast<int>(s), *m.stencils[s].pair, m.H.data() + s * kN * kN);
 }
 
 template <int d>
 void MeshContactTerm<d>::add_hessian_vector_product(TermData& data, const Eigen::VectorXd& x,
                                                     const Eigen::VectorXd& u,
                                                     Eigen::VectorXd& out) const {
-  for_each_hessian(own(data), x, false, [&](const Pair& pair, const double* h) {
+  for_each_hessian(own(data), x, false, [&](int, const Pair& pair, const double* h) {
     double us[kN], hu[kN] = {};
     gather(pair, u.data(), us);
     for (int i = 0; i < kN; ++i)
@@ -355,10 +458,20 @@ void MeshContactTerm<d>::add_hessian_vector_product(TermData& data, const Eigen:
 template <int d>
 void MeshContactTerm<d>::add_hessian_diagonal(TermData& data, const Eigen::VectorXd& x,
                                               Eigen::VectorXd& diag) const {
-  for_each_hessian(own(data), x, true, [&](const Pair& pair, const double* h) {
-    double hd[kN];
-    for (int i = 0; i < kN; ++i) hd[i] = h[i * kN + i];
-    scatter(pair, hd, diag.data());
+  Data& m = own(data);
+  for_each_hessian(m, x, true, [&](int s, const Pair& pair, const double* h) {
+    if (s < m.n_plain) {
+      double hd[kN];
+      for (int i = 0; i < kN; ++i) hd[i] = h[i * kN + i];
+      scatter(pair, hd, diag.data());
+      return;
+    }
+    constexpr int kM = kRigidNodes * d;
+    const size_t r = static_cast<size_t>(s - m.n_plain);
+    const int* nodes = m.verts_rigid.data() + r * kRigidNodes;
+    const double* H = m.H_rigid.data() + r * kM * kM;
+    for (int n = 0; n < kRigidNodes; ++n)
+      for (int i = 0; i < d; ++i) diag[nodes[n] * d + i] += H[(n * d + i) * kM + n * d + i];
   });
 }
 
@@ -366,7 +479,9 @@ template <int d>
 double MeshContactTerm<d>::max_step(const TermData& data, const Eigen::VectorXd& x,
                                     const Eigen::VectorXd& dx) const {
   const Data& m = static_cast<const Data&>(data);
-  m.broad.find(surface_, options_.self_contact, x, &dx, options_.activation_distance,
+  const Eigen::VectorXd& y = points(m.y, x);
+  const Eigen::VectorXd& dy = points(m.dy, dx);
+  m.broad.find(surface_, options_.self_contact, y, &dy, options_.activation_distance,
                m.sweep_candidates);
   m.sweep_x0 = x;
   m.sweep_dx = dx;
@@ -374,8 +489,8 @@ double MeshContactTerm<d>::max_step(const TermData& data, const Eigen::VectorXd&
   const CollisionSurface& s = surface_;
   double t = 1.0;
   for (const auto& c : m.sweep_candidates) {
-    const auto p = [&](int v) { return x.data() + v * d; };
-    const auto dp = [&](int v) { return dx.data() + v * d; };
+    const auto p = [&](int v) { return y.data() + v * d; };
+    const auto dp = [&](int v) { return dy.data() + v * d; };
     if (c.kind == Kind::PointTriangle) {
       const int v = s.vertices[c.a];
       const auto& f = s.faces[c.b];

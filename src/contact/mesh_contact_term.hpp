@@ -2,7 +2,9 @@
 /// The term "mesh_contact" (softgrad/mesh_contact.hpp). Its stencils are the primitive pairs
 /// closer than dhat, found anew for each x (cached while x repeats: CG's products, the
 /// adjoint); their Hessian blocks go into the pattern as dynamic stencils. Friction's pairs are
-/// fixed per step (those within dhat at its start).
+/// fixed per step (those within dhat at its start). A pair's energy is a function of its kSize
+/// surface points; a rigid body's point is p + A X, so a pair with rigid points acts on up to
+/// kRigidNodes model vertices (its gradient and Hessian mapped by the points' weights).
 #pragma once
 
 #include <array>
@@ -20,12 +22,14 @@ class MeshContactTerm final : public EnergyTerm, public StepLimit {
  public:
   static constexpr int kSize = d + 1;     ///< vertices per pair
   static constexpr int kN = d * (d + 1);  ///< dofs per pair
+  /// Model vertices of a pair with rigid points: two rigid bodies' four nodes (3D only).
+  static constexpr int kRigidNodes = 8;
 
   MeshContactTerm(const Model& model, CollisionSurface surface, MeshContactOptions options);
 
   std::string name() const override { return "mesh_contact"; }
   const CollisionSurface& surface() const { return surface_; }
-  /// A pair closer than dhat: its kSize model vertices and distance [m] (0: touching).
+  /// A pair closer than dhat: its kSize surface points and distance [m] (0: touching).
   struct PairReport {
     std::array<int, kSize> v;
     double distance;
@@ -79,8 +83,16 @@ class MeshContactTerm final : public EnergyTerm, public StepLimit {
   template <class PerStencil>
   void for_each_hessian(Data& data, const Eigen::VectorXd& x, bool project,
                         const PerStencil& f) const;
+  /// The pair's point values (kN) of a model vector (positions, directions: the map is linear).
   void gather(const Pair& p, const double* global, double* local) const;
+  /// The transpose: adds the pair's point vector to the model vertices it depends on.
   void scatter(const Pair& p, const double* local, double* global) const;
+  bool has_rigid_points(const Pair& p) const;
+  /// A pair with rigid points on model vertices: its kRigidNodes vertices (unused slots repeat
+  /// the first) and the Hessian h (kN x kN, by points) mapped onto them.
+  void expand_hessian(const Pair& p, const double* h, int* nodes, double* H) const;
+  /// The surface points' positions at x (x itself without rigid points).
+  const Eigen::VectorXd& points(Eigen::VectorXd& buffer, const Eigen::VectorXd& x) const;
   double friction_eps(const TermData& data) const;
   /// The adaptive stiffness factor of this step (1 without adaptivity).
   static double stiffness_scale(const TermData& data);

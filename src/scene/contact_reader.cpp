@@ -124,10 +124,12 @@ void read_contact(const ObjectReader& top, Model& model) {
   options.friction = c.number("friction");
   options.friction_velocity = c.number("friction_velocity");
   const std::vector<const Json*> entries = c.list("obstacles");
-  const bool meshes = c.boolean("between_bodies") || c.boolean("self_contact");
+  const bool rigid_surfaces = c.boolean("rigid_surfaces");
+  const bool meshes = c.boolean("between_bodies") || c.boolean("self_contact") || rigid_surfaces;
   if (entries.empty() && !meshes)
     c.fail("obstacles",
-           "contact needs at least one obstacle, or between_bodies or self_contact true");
+           "contact needs at least one obstacle, or between_bodies, self_contact or "
+           "rigid_surfaces true");
   for (size_t i = 0; i < entries.size(); ++i) {
     const ObjectReader r(top.source(), *entries[i],
                          child_pointer(c.path("obstacles"), std::to_string(i)), schema::obstacle);
@@ -142,12 +144,15 @@ void read_contact(const ObjectReader& top, Model& model) {
   shapes.friction = options.friction;
   shapes.friction_velocity = options.friction_velocity;
   shapes.vertices = options.vertices;
+  MeshContactOptions mesh;
   for (size_t b = 0; b < model.rigid_bodies.size(); ++b) {
     const RigidBody& body = model.rigid_bodies[b];
-    if (body.collides && body.shape.kind != RigidShape::Kind::Mesh)
+    if (!body.collides) continue;
+    if (rigid_surfaces)
+      mesh.rigid_bodies.push_back(static_cast<int>(b));
+    else if (body.shape.kind != RigidShape::Kind::Mesh)
       shapes.bodies.push_back(static_cast<int>(b));
   }
-  MeshContactOptions mesh;
   mesh.stiffness = options.stiffness;
   mesh.activation_distance = options.activation_distance;
   mesh.friction = options.friction;
@@ -157,7 +162,8 @@ void read_contact(const ObjectReader& top, Model& model) {
   mesh.min_gap = c.number("min_gap");
   mesh.max_stiffness_scale = c.number("max_stiffness_scale");
   if (meshes && options.model != ContactModel::Barrier)
-    c.fail("model", "contact between bodies and self-contact need the barrier model");
+    c.fail("model",
+           "contact between bodies, self-contact and rigid surfaces need the barrier model");
   try {
     if (!options.obstacles.empty()) add_contact(model, std::move(options));
     if (meshes) add_mesh_contact(model, std::move(mesh));

@@ -33,7 +33,7 @@ constexpr KeySpec kContactKeys[] = {
      {},
      "",
      "[]",
-     "the obstacles (at least one unless between_bodies or self_contact), see "
+     "the obstacles (at least one unless between_bodies, self_contact or rigid_surfaces), see "
      "/contact/obstacles/*"},
     {"region", Object, "", {}, "", "", "the vertices that collide; default all"},
     {"rigid_shapes",
@@ -62,6 +62,15 @@ constexpr KeySpec kContactKeys[] = {
      "false",
      "a deformable body's surface also meets itself, and the bodies one another (term "
      "mesh_contact)"},
+    {"rigid_surfaces",
+     Boolean,
+     "",
+     {},
+     "",
+     "false",
+     "the colliding rigid bodies' surfaces join contact between bodies (term mesh_contact): "
+     "they meet one another (unless joined by a joint) and the deformable bodies' surfaces, "
+     "instead of rigid_shapes' vertex contact"},
     {"adaptive_stiffness",
      Boolean,
      "",

@@ -7,8 +7,10 @@
 #include <set>
 
 #include "contact/broad_phase.hpp"
+#include "contact/mesh_contact_term.hpp"
 #include "softgrad/mesh_contact.hpp"
 #include "softgrad/trajectory.hpp"
+#include "support/rigid_models.hpp"
 #include "support/term_derivatives.hpp"
 #include "support/term_evaluation.hpp"
 #include "support/tiny_models.hpp"
@@ -29,6 +31,24 @@ std::shared_ptr<Model> stacked_boxes(double gap, double angle) {
   Model& m = *model;
   m.terms.clear();
   add_body(m, "top", top, mat, material_params(*mat, 1e4, 0.3), 1000.0);
+  add_elastic_terms(m);
+  return model;
+}
+
+// The soft box of stacked_boxes with two rigid boxes in place of the soft top one: "a" 0.5 mm
+// above the soft box, turned by `angle`, and "b" 0.5 mm above a, turned by twice that.
+std::shared_ptr<Model> soft_box_and_rigid_boxes(double angle) {
+  auto model = box_model("stable_neo_hookean", 1e4, 0.3, 1000.0, {2, 2, 2}, {0.1, 0.1, 0.1});
+  Model& m = *model;
+  m.terms.clear();
+  RigidBodySpec a = box_spec("a", {0.06, 0.04, 0.06}, 500.0);
+  a.position = Eigen::Vector3d(0.05, 0.1 + 5e-4 + 0.02, 0.05);
+  a.rotation = Eigen::AngleAxisd(angle, Eigen::Vector3d::UnitY()).toRotationMatrix();
+  RigidBodySpec b = box_spec("b", {0.04, 0.04, 0.04}, 500.0);
+  b.position = Eigen::Vector3d(0.05, 0.1 + 5e-4 + 0.04 + 5e-4 + 0.02, 0.05);
+  b.rotation = Eigen::AngleAxisd(2.0 * angle, Eigen::Vector3d::UnitY()).toRotationMatrix();
+  add_rigid_body(m, a);
+  add_rigid_body(m, b);
   add_elastic_terms(m);
   return model;
 }
@@ -205,6 +225,91 @@ TEST_CASE("mesh contact: barrier and friction derivatives match central differen
     term.push_forward(eval.data(), x, {dp.data(), &dir}, out);
     CHECK(lambda.dot(out) == doctest::Approx(p_bar.dot(dp) + x_prev_bar.dot(dir)).epsilon(1e-10));
   }
+}
+
+TEST_CASE("mesh contact: with rigid surfaces, derivatives match central differences") {
+  // A rigid box on the soft box and another on it: soft-rigid and rigid-rigid pairs, whose
+  // points move with the bodies' affine nodes (p + A X).
+  auto m = soft_box_and_rigid_boxes(0.35);
+  MeshContactOptions o;
+  o.stiffness = 1e3;
+  o.friction = 0.4;
+  o.friction_velocity = 0.01;
+  o.rigid_bodies = {0, 1};
+  add_mesh_contact(*m, o);
+  const auto& term = dynamic_cast<const MeshContactTerm<3>&>(*m->terms.back());
+  const CollisionSurface& s = term.surface();
+  CHECK(s.first_rigid_point == m->n_verts);
+  CHECK(s.rigid_points.size() == 16);  // two boxes' corners
+  CHECK(s.faces.size() == 48 + 24);    // the soft box's 6 x 4 squares, two boxes' 12
+  Eigen::VectorXd x_prev = m->X, x = m->X;
+  for (int i = 0; i < x.size(); ++i) x_prev[i] += 2e-5 * std::sin(2.3 * i);
+  for (int v = 0; v < m->n_verts; ++v) {
+    const double scale = v < m->n_mesh_verts() ? 1.0 : 0.1;  // rigid axes: points move by X da
+    x[3 * v] = x_prev[3 * v] + scale * (v % 2 ? 3e-4 : 2e-5);
+    x[3 * v + 1] = x_prev[3 * v + 1] + scale * 4e-5 * std::cos(1.1 * v);
+    x[3 * v + 2] = x_prev[3 * v + 2] - scale * 1e-4;
+  }
+  TermEvaluation eval(term, x_prev, 0.01);
+  // Both kinds of pairs are there.
+  int soft_rigid = 0, rigid_rigid = 0;
+  for (const auto& p : term.pairs(eval.data(), x)) {
+    const bool first = p.v[0] >= s.first_rigid_point, last = p.v.back() >= s.first_rigid_point;
+    if (first && last) ++rigid_rigid;
+    if (first != last) ++soft_rigid;
+  }
+  MESSAGE(soft_rigid << " soft-rigid and " << rigid_rigid << " rigid-rigid pairs");
+  CHECK(soft_rigid > 0);
+  CHECK(rigid_rigid > 0);
+  CHECK(term.depends_on_previous_state(eval.data()));
+  check_term_derivatives(term, eval.data(), x, m->n_verts, 3, 1e-9, 1e-8, 1e-5);
+  // Hessian products and the diagonal against the assembled pattern's view: products by
+  // central differences of the gradient.
+  const Eigen::VectorXd u = Eigen::VectorXd::NullaryExpr(
+      x.size(), [](Eigen::Index i) { return std::cos(0.9 * static_cast<double>(i)); });
+  Eigen::VectorXd hu = Eigen::VectorXd::Zero(x.size()), gp = hu, gm = hu;
+  term.add_hessian_vector_product(eval.data(), x, u, hu);
+  const double h = 1e-8;
+  term.value_and_gradient(eval.data(), x + h * u, gp);
+  term.value_and_gradient(eval.data(), x - h * u, gm);
+  CHECK(hu.norm() > 0.0);
+  CHECK((hu - (gp - gm) / (2 * h)).norm() <= 1e-5 * hu.norm());
+  // The adjoint's products: parameters and previous positions, against gradient differences.
+  const Eigen::VectorXd lambda = Eigen::VectorXd::NullaryExpr(
+      x.size(), [](Eigen::Index i) { return std::cos(0.3 * static_cast<double>(i)); });
+  Eigen::VectorXd p_bar = Eigen::VectorXd::Zero(2), x_prev_bar = Eigen::VectorXd::Zero(x.size());
+  term.pull_back(eval.data(), x, lambda, {p_bar.data(), &x_prev_bar});
+  const auto gradient_at = [&](const Eigen::VectorXd& xp, const Eigen::VectorXd& p) {
+    TermEvaluation e(term, xp, 0.01, p);
+    Eigen::VectorXd g = Eigen::VectorXd::Zero(x.size());
+    term.value_and_gradient(e.data(), x, g);
+    return g;
+  };
+  const Eigen::VectorXd p0 = term.default_parameters();
+  for (int k = 0; k < 2; ++k) {
+    Eigen::VectorXd pp = p0, pm = p0;
+    const double hp = 1e-4 * p0[k];
+    pp[k] += hp;
+    pm[k] -= hp;
+    const double fd = lambda.dot(gradient_at(x_prev, pp) - gradient_at(x_prev, pm)) / (2 * hp);
+    CHECK(std::abs(fd) > 1e-6);
+    CHECK(p_bar[k] == doctest::Approx(fd).epsilon(1e-6));
+  }
+  const Eigen::VectorXd dir = Eigen::VectorXd::NullaryExpr(
+      x.size(), [](Eigen::Index i) { return std::sin(0.77 * static_cast<double>(i)); });
+  const double hx = 1e-9;
+  const double fd =
+      lambda.dot(gradient_at(x_prev + hx * dir, p0) - gradient_at(x_prev - hx * dir, p0)) /
+      (2 * hx);
+  CHECK(std::abs(fd) > 1e-6);
+  CHECK(x_prev_bar.dot(dir) == doctest::Approx(fd).epsilon(1e-5));
+  // The CCD sees the rigid points move: a step that drives b down through a is cut before it.
+  Eigen::VectorXd down = Eigen::VectorXd::Zero(x.size());
+  down[3 * m->rigid_bodies[1].node + 1] = -0.01;
+  const double t = term.max_step(eval.data(), m->X, down);
+  MESSAGE("time of impact " << t);
+  CHECK(t > 0.0);
+  CHECK(t < 5e-4 / 0.01);
 }
 
 TEST_CASE("mesh contact: bad options and rest states are reported") {

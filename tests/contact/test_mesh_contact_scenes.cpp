@@ -11,8 +11,11 @@
 #include "contact/mesh_contact_term.hpp"
 #include "softgrad/adjoint.hpp"
 #include "softgrad/mesh_contact.hpp"
+#include "softgrad/rigid_body.hpp"
 #include "softgrad/scene.hpp"
 #include "support/exact_intersections.hpp"
+#include "support/rigid_models.hpp"
+#include "support/term_evaluation.hpp"
 #include "support/tiny_models.hpp"
 
 namespace softgrad::test {
@@ -32,10 +35,18 @@ Trajectory run_checked(const Scene& scene, double newton_tolerance = 0.0) {
   Simulator sim(scene.model, options);
   const Trajectory t = simulate(sim, scene.rollout(sim));
   CHECK(t.converged());
-  const CollisionSurface surface = extract_surface(*scene.model);
+  // The contact term's surface (rigid bodies' included), or every deformable body's.
+  const Model& m = *scene.model;
+  CollisionSurface surface;
+  for (const auto& term : m.terms)
+    if (const auto* c = dynamic_cast<const MeshContactTerm<3>*>(term.get())) surface = c->surface();
+  if (surface.faces.empty()) surface = extract_surface(m);
   int intersecting = 0;
-  for (int n = 0; n <= t.steps(); ++n)
-    intersecting += count_intersecting_triangles(t.state(n).x, surface.faces);
+  Eigen::VectorXd points;
+  for (int n = 0; n <= t.steps(); ++n) {
+    surface_points(surface, t.state(n).x, points);
+    intersecting += count_intersecting_triangles(points, surface.faces);
+  }
   CHECK(intersecting == 0);
   return t;
 }
@@ -497,6 +508,151 @@ TEST_CASE("mesh contact: gradients through adaptive stiffness match central diff
   const GradientResult tg =
       tangent_gradient(sim, r, loss, ParameterSet(sim, r, {"mesh_contact.stiffness"}));
   CHECK(tg.gradient[0] == doctest::Approx(g.gradient[0]).epsilon(1e-8));
+}
+
+}  // namespace softgrad::test
+
+namespace softgrad::test {
+namespace {
+
+// The rigid drop scene without its ball (the crate alone on the block), its friction `mu`.
+std::string crate_on_block(double mu) {
+  std::string text = scene_text("rigid_drop");
+  const auto ball = text.find(",\n    {\"name\": \"ball\"");
+  REQUIRE(ball != std::string::npos);
+  text.erase(ball, text.find("}\n  ],", ball) + 1 - ball);
+  text.replace(text.find("\"friction\": 0.3"), 15, "\"friction\": " + std::to_string(mu));
+  return text;
+}
+
+}  // namespace
+
+TEST_CASE("mesh contact scenes: a rigid crate and ball land on a soft block and never cross") {
+  const Scene scene = parse_scene(scene_text("rigid_drop"), "rigid_drop.json");
+  const Trajectory t = run_checked(scene);  // every surface, the rigid ones' included
+  const Model& m = *scene.model;
+  const Eigen::VectorXd& x = t.final_state().x;
+  const RigidBody& crate = m.rigid_bodies[find_rigid_body(m, "crate")];
+  const RigidBody& ball = m.rigid_bodies[find_rigid_body(m, "ball")];
+  // The crate lies flat on the block's top (y = 0.1, sunk a little into the soft block) and the
+  // ball on the crate's top, both at rest.
+  const double crate_y = crate.position(x).y(), ball_y = ball.position(x).y();
+  MESSAGE("crate centre at y = " << crate_y << " m, ball centre at y = " << ball_y << " m");
+  CHECK(crate_y > 0.1 + 0.03 - 0.005);
+  CHECK(crate_y < 0.1 + 0.03 + 0.001);
+  CHECK(std::abs(crate.direction(x, Eigen::Vector3d::UnitY()).normalized().y()) > 0.999);
+  CHECK(ball_y == doctest::Approx(crate_y + 0.03 + 0.04).epsilon(2e-3));
+  const Eigen::VectorXd& v = t.final_state().v;
+  MESSAGE("speeds: crate " << v.segment<3>(crate.dof(0)).norm() << " m/s, ball "
+                           << v.segment<3>(ball.dof(0)).norm() << " m/s");
+  CHECK(v.segment<3>(crate.dof(0)).norm() < 0.01);
+  CHECK(std::abs(v[ball.dof(1)]) < 0.01);  // no longer falling or bouncing
+}
+
+TEST_CASE("mesh contact scenes: a rigid crate at rest on a soft block is held by its weight") {
+  // Frictionless, at rest: the barrier's force on the crate is its weight, straight up.
+  std::string text = crate_on_block(0.0);
+  text.replace(text.find("\"duration\": 1.5"), 15, "\"duration\": 3.0");
+  const Scene scene = parse_scene(text, "crate.json");
+  const Trajectory t = run_checked(scene);
+  const Model& m = *scene.model;
+  const RigidBody& crate = m.rigid_bodies[find_rigid_body(m, "crate")];
+  const int k = m.find_term("mesh_contact");
+  const State& s = t.final_state();
+  TermEvaluation eval(*m.terms[k], s.x, 0.01);
+  Eigen::VectorXd g = Eigen::VectorXd::Zero(m.n_dofs());
+  m.terms[k]->value_and_gradient(eval.data(), s.x, g);
+  const Eigen::Vector3d force = -g.segment<3>(crate.dof(0));
+  MESSAGE("contact force on the crate " << force.transpose() << " N, weight " << crate.mass * 9.81
+                                        << " N");
+  CHECK(s.v.segment<3>(crate.dof(0)).norm() < 1e-3);
+  CHECK(force.y() == doctest::Approx(crate.mass * 9.81).epsilon(1e-3));
+  CHECK(std::abs(force.x()) < 1e-3 * force.y());
+  CHECK(std::abs(force.z()) < 1e-3 * force.y());
+}
+
+TEST_CASE("mesh contact scenes: two rigid boxes collide conserving momentum") {
+  // No gravity, no soft body: a box thrown at another, free one, turned.
+  auto model = std::make_shared<Model>();
+  RigidBodySpec a = box_spec("a", {0.1, 0.1, 0.1}, 500.0);
+  RigidBodySpec b = box_spec("b", {0.08, 0.12, 0.1}, 800.0);
+  b.position = Eigen::Vector3d(0.2, 0.02, 0.01);
+  b.rotation =
+      Eigen::AngleAxisd(0.4, Eigen::Vector3d(0.3, 1.0, 0.2).normalized()).toRotationMatrix();
+  add_rigid_body(*model, a);
+  add_rigid_body(*model, b);
+  add_rigidity_term(*model);
+  MeshContactOptions o;
+  o.rigid_bodies = {0, 1};
+  add_mesh_contact(*model, o);
+  Simulator sim(model, rigid_options(0.005));
+  Rollout r = rest_rollout(sim, 60);
+  r.initial.v.segment<3>(model->rigid_bodies[0].dof(0)) = Eigen::Vector3d(1.0, 0.0, 0.0);
+  const Trajectory t = simulate(sim, r);
+  REQUIRE(t.converged());
+  const auto momentum = [&](const State& s) {
+    return Eigen::Vector3d(linear_momentum(*model, 0, s.v) + linear_momentum(*model, 1, s.v));
+  };
+  const Eigen::Vector3d p0 = momentum(t.state(0));
+  double worst = 0.0;
+  int intersecting = 0;
+  Eigen::VectorXd points;
+  const auto& term = dynamic_cast<const MeshContactTerm<3>&>(*model->terms.back());
+  for (int n = 1; n <= t.steps(); ++n) {
+    worst = std::max(worst, (momentum(t.state(n)) - p0).norm() / p0.norm());
+    surface_points(term.surface(), t.state(n).x, points);
+    intersecting += count_intersecting_triangles(points, term.surface().faces);
+  }
+  MESSAGE("largest relative momentum change " << worst);
+  CHECK(worst < 1e-9);
+  CHECK(intersecting == 0);
+  // They met: b moves off along +x, a slowed down.
+  const State& s = t.final_state();
+  CHECK(linear_momentum(*model, 1, s.v).x() > 0.3 * p0.x());
+  CHECK(linear_momentum(*model, 0, s.v).x() < 0.7 * p0.x());
+}
+
+TEST_CASE(
+    "mesh contact scenes: gradients through a rigid crate's landing match central differences") {
+  // The crate lands on the soft block within the first steps; the loss is where its centre is
+  // and how fast it moves after 20 steps. Parameters: the barrier's stiffness and friction and
+  // the crate's initial velocity.
+  const Scene scene = parse_scene(crate_on_block(0.4), "crate.json");
+  SimulationOptions options = scene.options;
+  options.newton.tolerance = 1e-12;
+  Simulator sim(scene.model, options);
+  Rollout r = scene.rollout(sim);
+  r.steps = 20;
+  const Model& m = *scene.model;
+  const RigidBody& crate = m.rigid_bodies[find_rigid_body(m, "crate")];
+  r.initial.v.segment<3>(crate.dof(0)) = Eigen::Vector3d(0.3, -0.5, 0.1);
+  CenterOfMassTarget target;
+  target.position = Eigen::Vector3d(0.05, 0.12, 0.0);
+  target.velocity = Eigen::Vector3d(0.1, 0.0, 0.0);
+  const CenterOfMassLoss loss(m, {crate.node}, {target});
+  const ParameterSet params(
+      sim, r, {"mesh_contact.stiffness", "mesh_contact.friction", "rigid:crate.velocity"});
+  const Trajectory t = simulate(sim, r);
+  REQUIRE(t.converged());
+  const GradientResult g = gradient(sim, t, loss, params);
+  CHECK(g.report.trustworthy());
+  const Eigen::VectorXd theta = params.get(sim, r);
+  const auto loss_at = [&](const Eigen::VectorXd& th) {
+    Rollout rr = r;
+    params.set(sim, rr, th);
+    return evaluate_loss(sim, simulate(sim, rr), loss);
+  };
+  for (int i = 0; i < params.size(); ++i) {
+    INFO(params.label(i));
+    const double h = 1e-5 * std::max(1.0, std::abs(theta[i]));
+    Eigen::VectorXd tp = theta, tm = theta;
+    tp[i] += h;
+    tm[i] -= h;
+    const double fd = (loss_at(tp) - loss_at(tm)) / (2 * h);
+    MESSAGE(params.label(i) << ": adjoint " << g.gradient[i] << ", central difference " << fd);
+    CHECK(std::abs(fd) * std::max(1.0, std::abs(theta[i])) > 1e-7);  // the loss moves
+    CHECK(g.gradient[i] == doctest::Approx(fd).epsilon(1e-5));
+  }
 }
 
 }  // namespace softgrad::test

@@ -52,10 +52,9 @@ TEST_CASE("scenes/sysid: contact adds a term with the scene's stiffness and fric
 }
 
 TEST_CASE("scenes/sysid: contact errors name the obstacle's key") {
-  CHECK(
-      error_of(contact_scene(R"({"obstacles": []})")) ==
-      "inline.json: /contact/obstacles: contact needs at least one obstacle, or between_bodies or "
-      "self_contact true");
+  CHECK(error_of(contact_scene(R"({"obstacles": []})")) ==
+        "inline.json: /contact/obstacles: contact needs at least one obstacle, or between_bodies, "
+        "self_contact or rigid_surfaces true");
   CHECK(error_of(contact_scene(R"({"obstacles": [{"type": "sphere", "center": [0, 5]}]})")) ==
         "inline.json: /contact/obstacles/0/radius: missing key 'radius', required for type "
         "'sphere'");
