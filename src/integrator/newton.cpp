@@ -202,6 +202,10 @@ NewtonReport newton_solve(IncrementalPotential& phi, NewtonLinearSolver solver,
     if (forcing.active() && dx.lpNorm<Eigen::Infinity>() <= step_tolerance &&
         !refine_direction(phi, solver, x, rhs, dx, r))
       return fail(r, Status::LinearSolverFailed, r.message);
+    // The kinematic dofs' rows are identities with zero right-hand side, but an inexact solve
+    // may leave them nonzero (a preconditioner that couples them): they must not move, and no
+    // later step would bring them back (their gradient is zeroed).
+    for (int i : phi.fixed_dofs()) dx[i] = 0.0;
     const bool exact_failed = tried_exact && project;
     double slope = g.dot(dx);
     bool corrected_direction = false;
