@@ -277,7 +277,132 @@ def mesh_contact():
     return rows
 
 
-TABLES = {"mesh_contact": mesh_contact, "rigid_robots": rigid_robots, "peer_pytorch": peer_pytorch, "thread_policy": thread_policy, "material_throughput": material_throughput,
+SIZE_ORDER = {"1k": 0, "10k": 1, "50k": 2}
+SOLVER_NAMES = {"cholmod": "cholmod", "pcg": "pcg (Jacobi)", "pcg-jacobi": "pcg (Jacobi)",
+                "pcg-ichol": "pcg (IC)", "matfree": "matfree"}
+
+
+def rank(names, name):
+    return names.index(name) if name in names else len(names)
+
+
+def cantilever_solvers():
+    b = load("cantilever_solvers")
+    rows = ["| tets | dofs | solver | steps run | s / step | Newton / step | CG / step | "
+            "steps whose Newton failed | peak RSS MB |",
+            "|---|---|---|---|---|---|---|---|---|"]
+    order = ["cholmod", "pcg-jacobi", "pcg-ichol", "matfree"]
+    results = sorted(b["results"], key=lambda r: (SIZE_ORDER.get(r["size"], 9),
+                                                  rank(order, r["solver"])))
+    for r in results:
+        cg = "–" if r["linear_per_step"] == 0 else f"{r['linear_per_step']:.0f}"
+        failed = r.get("failed_steps", 0)
+        rows.append(f"| {r['n_tets']:,} | {r['n_dofs']:,} | {SOLVER_NAMES[r['solver']]} | "
+                    f"{r['steps_run']} | {r['mean_step_s']:.3g} | {r['newton_per_step']:.2f} | "
+                    f"{cg} | {'**' + str(failed) + '**' if failed else '0'} | "
+                    f"{r['peak_rss_mb']:.0f} |")
+    # Agreement among the runs whose every step converged, at the last step they all ran.
+    spread, failures = 0.0, []
+    for size in sorted({r["size"] for r in results}, key=lambda s: SIZE_ORDER.get(s, 9)):
+        ok = [r for r in results if r["size"] == size and r.get("all_converged", True)]
+        failures += [f"{SOLVER_NAMES[r['solver']]} at {r['n_tets']:,} tets ({r['first_failure']})"
+                     for r in results if r["size"] == size and not r.get("all_converged", True)]
+        if len(ok) > 1:
+            n = min(len(r["tip_deflection_per_step_m"]) for r in ok)
+            tips = [r["tip_deflection_per_step_m"][n - 1] for r in ok]
+            spread = max(spread, max(tips) - min(tips))
+    rows += ["", f"The runs whose every step converged compute the same trajectory: at the last "
+             f"step they share, their tip deflections differ by at most {spread:.1e} m "
+             f"({b['threads']} thread, {b['max_seconds_per_configuration']:.0f} s per "
+             f"configuration, {b['total_s'] / 60:.0f} min in all)."]
+    if failures:
+        rows += ["", "Newton failed (and the run went on, off the others' trajectory) for "
+                 + "; ".join(failures) + "."]
+    return rows
+
+
+def backward(r, recompute=False):
+    """A run's backward seconds (with its recomputation in brackets), or a dash."""
+    if r is None:
+        return "–"
+    text = f"{r['backward_s']:.3g}"
+    return text + (f" ({r['recompute_s']:.3g})" if recompute else "")
+
+
+def ratio(r):
+    return "–" if r is None else f"**{r['ratio']:.2f}**"
+
+
+def stored(r):
+    return "–" if r is None else f"{r['trajectory_bytes'] / 2.0 ** 20:.3g}"
+
+
+def rss(r):
+    return "–" if r is None else f"{r['peak_rss_mb']:.0f}"
+
+
+def adjoint_cantilever():
+    runs = {}
+    for r in load("adjoint_cantilever")["results"]:
+        runs.setdefault((r["size"], r["backend"], r["adjoint_cg_rel_tol"]), {})[r["checkpoints"]] = r
+    order = ["cholmod", "pcg", "matfree"]
+    keys = sorted(runs, key=lambda k: (SIZE_ORDER.get(k[0], 9), rank(order, k[1]), k[2]))
+    rows = ["| tets | backend | steps | forward s | Newton / step | backward s, all | "
+            "backward / forward | backward s, √T | backward / forward | adjoint CG / step | "
+            "stored MB, all / √T | peak RSS MB, all / √T |",
+            "|---|---|---|---|---|---|---|---|---|---|---|---|"]
+    for key in keys:
+        size, backend, tol = key
+        one, sq = runs[key].get("1"), runs[key].get("sqrt")
+        first = one or sq
+        label = SOLVER_NAMES[backend] + ("" if tol == 1e-12 else f", adjoint CG {tol:g}")
+        if not all(r["forward_converged"] for r in (one, sq) if r):
+            label += " (**a forward step's Newton failed**)"
+        tets = f"{first['n_tets']:,}" + (f" ({size} cells)" if size not in SIZE_ORDER else "")
+        cg = "–"
+        if first["adjoint_linear_per_step"] > 0:
+            cg = f"{first['adjoint_linear_per_step']:,.0f}"
+            capped = first["adjoint_solves_unconverged"]
+            for w in first.get("first_warnings", []):
+                m = re.match(r"(\d+) adjoint linear solves did not converge", w)
+                capped = max(capped, int(m.group(1))) if m else capped
+            if capped:
+                cg += (" (cap, every step)" if capped >= first["steps_run"]
+                       else f" (cap at {capped} of {first['steps_run']} steps)")
+        rows.append(
+            f"| {tets} | {label} | {first['steps_run']} | {first['forward_s']:.3g} | "
+            f"{first['newton_per_step']:.2f} | {backward(one)} | {ratio(one)} | "
+            f"{backward(sq, True)} | {ratio(sq)} | {cg} | "
+            f"{stored(one)} / {stored(sq)} | {rss(one)} / {rss(sq)} |")
+    b = load("adjoint_cantilever")
+    stored_all = [(k, runs[k]["1"]) for k in keys if "1" in runs[k]]
+    met = [f"{SOLVER_NAMES[k[1]]} at {r['n_tets']:,} tets" + ("" if k[2] == 1e-12 else
+                                                                f" (adjoint CG {k[2]:g})")
+           for k, r in stored_all if r["ratio"] <= 0.5]
+    missed = [f"{SOLVER_NAMES[k[1]]} at {r['n_tets']:,} tets" + ("" if k[2] == 1e-12 else
+                                                                   f" (adjoint CG {k[2]:g})")
+              + f" ({r['ratio']:.2f})" for k, r in stored_all if r["ratio"] > 0.5]
+    spread = max(a[f"{q}_rel_spread"] for a in b["agreement"]
+                 for q in ("dl_dyoungs", "dl_dpoisson", "dl_dv0_norm"))
+    rows += ["", f"Target, a backward pass at most 0.5x the forward pass with every state stored: "
+             f"met by {', '.join(met) if met else 'none'}; missed by "
+             f"{', '.join(missed) if missed else 'none'}. Gradients of every backend and both "
+             f"storage modes agree, size by size, to a relative spread of at most {spread:.1e}."]
+    long_runs = {r["checkpoints"]: r for r in b["long_runs"]}
+    if "1" in long_runs and "sqrt" in long_runs:
+        a, q = long_runs["1"], long_runs["sqrt"]
+        rows += ["", f"Memory, measured on {a['steps']:,} steps of the {a['size']}-cell beam: "
+                 f"every state stored, {a['stored_states']:,} states "
+                 f"({a['trajectory_bytes'] / 2 ** 20:.3g} MB; peak RSS {a['peak_rss_mb']:.0f} MB); "
+                 f"√T checkpoints, {q['stored_states']:,} states plus a recomputed segment of "
+                 f"{q['segment_states']:.0f} ({q['trajectory_bytes'] / 2 ** 20:.2g} + "
+                 f"{q['segment_bytes'] / 2 ** 20:.2g} MB; peak RSS {q['peak_rss_mb']:.0f} MB, "
+                 f"{q['peak_rss_delta_mb']:.2g} MB above the process before the run)."]
+    return rows
+
+
+TABLES = {"cantilever_solvers": cantilever_solvers, "adjoint_cantilever": adjoint_cantilever,
+          "mesh_contact": mesh_contact, "rigid_robots": rigid_robots, "peer_pytorch": peer_pytorch, "thread_policy": thread_policy, "material_throughput": material_throughput,
           "hessian_projection": hessian_projection,
           "locomotion_speed": locomotion_speed, "batch_rollouts": batch_rollouts,
           "python_overhead": python_overhead, "biped_bptt": biped_bptt}

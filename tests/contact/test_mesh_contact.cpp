@@ -53,6 +53,61 @@ std::shared_ptr<Model> soft_box_and_rigid_boxes(double angle) {
   return model;
 }
 
+// The term's Hessian products against central differences of its gradient, and the adjoint's
+// products with (stiffness, friction) and the previous positions against differences of
+// gradients; the tangent product is their transpose. At x, with the step started at x_prev.
+void check_products(const EnergyTerm& term, TermData& data, const Eigen::VectorXd& x_prev,
+                    const Eigen::VectorXd& x) {
+  // Hessian products against central differences of the gradient.
+  for (int k = 0; k < 2; ++k) {
+    const Eigen::VectorXd u = Eigen::VectorXd::NullaryExpr(
+        x.size(), [k](Eigen::Index i) { return std::cos(0.9 * static_cast<double>(i) + k); });
+    Eigen::VectorXd hu = Eigen::VectorXd::Zero(x.size()), gp = hu, gm = hu;
+    term.add_hessian_vector_product(data, x, u, hu);
+    const double h = 1e-8;
+    term.value_and_gradient(data, x + h * u, gp);
+    term.value_and_gradient(data, x - h * u, gm);
+    const Eigen::VectorXd fd = (gp - gm) / (2 * h);
+    CHECK(hu.norm() > 0.0);
+    CHECK((hu - fd).norm() <= 1e-5 * hu.norm());
+  }
+
+  // lambda . d(dW/dx)/d(stiffness, friction) and /dx_prev against differences of gradients.
+  const Eigen::VectorXd lambda = Eigen::VectorXd::NullaryExpr(
+      x.size(), [](Eigen::Index i) { return std::cos(0.3 * static_cast<double>(i)); });
+  Eigen::VectorXd p_bar = Eigen::VectorXd::Zero(2), x_prev_bar = Eigen::VectorXd::Zero(x.size());
+  term.pull_back(data, x, lambda, {p_bar.data(), &x_prev_bar});
+  const auto gradient_at = [&](const Eigen::VectorXd& xp, const Eigen::VectorXd& p) {
+    TermEvaluation e(term, xp, 0.01, p);
+    Eigen::VectorXd g = Eigen::VectorXd::Zero(x.size());
+    term.value_and_gradient(e.data(), x, g);
+    return g;
+  };
+  const Eigen::VectorXd p0 = term.default_parameters();
+  for (int k = 0; k < 2; ++k) {
+    Eigen::VectorXd pp = p0, pm = p0;
+    const double h = 1e-4 * p0[k];
+    pp[k] += h;
+    pm[k] -= h;
+    const double fd = lambda.dot(gradient_at(x_prev, pp) - gradient_at(x_prev, pm)) / (2 * h);
+    INFO("parameter " << k);
+    CHECK(std::abs(fd) > 1e-6);
+    CHECK(p_bar[k] == doctest::Approx(fd).epsilon(1e-6));
+  }
+  const Eigen::VectorXd dir = Eigen::VectorXd::NullaryExpr(
+      x.size(), [](Eigen::Index i) { return std::sin(0.77 * static_cast<double>(i)); });
+  const double h = 1e-9;
+  const double fd =
+      lambda.dot(gradient_at(x_prev + h * dir, p0) - gradient_at(x_prev - h * dir, p0)) / (2 * h);
+  CHECK(std::abs(fd) > 1e-6);
+  CHECK(x_prev_bar.dot(dir) == doctest::Approx(fd).epsilon(1e-5));
+  // The tangent product is the transpose of the adjoint's.
+  Eigen::VectorXd out = Eigen::VectorXd::Zero(x.size());
+  const Eigen::Vector2d dp(0.3, -0.7);
+  term.push_forward(data, x, {dp.data(), &dir}, out);
+  CHECK(lambda.dot(out) == doctest::Approx(p_bar.dot(dp) + x_prev_bar.dot(dir)).epsilon(1e-10));
+}
+
 double signed_volume(const Eigen::VectorXd& X, const CollisionSurface& s) {
   double v = 0.0;
   for (const auto& f : s.faces) {
@@ -176,54 +231,7 @@ TEST_CASE("mesh contact: barrier and friction derivatives match central differen
     CHECK(std::isfinite(term.value(eval.data(), x)));
     CHECK(term.value(eval.data(), x) > 0.0);
     check_term_derivatives(term, eval.data(), x, m->n_verts, 3, 1e-9, 1e-8, 1e-5);
-    // Hessian products against central differences of the gradient.
-    for (int k = 0; k < 2; ++k) {
-      const Eigen::VectorXd u = Eigen::VectorXd::NullaryExpr(
-          x.size(), [k](Eigen::Index i) { return std::cos(0.9 * static_cast<double>(i) + k); });
-      Eigen::VectorXd hu = Eigen::VectorXd::Zero(x.size()), gp = hu, gm = hu;
-      term.add_hessian_vector_product(eval.data(), x, u, hu);
-      const double h = 1e-8;
-      term.value_and_gradient(eval.data(), x + h * u, gp);
-      term.value_and_gradient(eval.data(), x - h * u, gm);
-      const Eigen::VectorXd fd = (gp - gm) / (2 * h);
-      CHECK(hu.norm() > 0.0);
-      CHECK((hu - fd).norm() <= 1e-5 * hu.norm());
-    }
-
-    // lambda . d(dW/dx)/d(stiffness, friction) and /dx_prev against differences of gradients.
-    const Eigen::VectorXd lambda = Eigen::VectorXd::NullaryExpr(
-        x.size(), [](Eigen::Index i) { return std::cos(0.3 * static_cast<double>(i)); });
-    Eigen::VectorXd p_bar = Eigen::VectorXd::Zero(2), x_prev_bar = Eigen::VectorXd::Zero(x.size());
-    term.pull_back(eval.data(), x, lambda, {p_bar.data(), &x_prev_bar});
-    const auto gradient_at = [&](const Eigen::VectorXd& xp, const Eigen::VectorXd& p) {
-      TermEvaluation e(term, xp, 0.01, p);
-      Eigen::VectorXd g = Eigen::VectorXd::Zero(x.size());
-      term.value_and_gradient(e.data(), x, g);
-      return g;
-    };
-    const Eigen::VectorXd p0 = term.default_parameters();
-    for (int k = 0; k < 2; ++k) {
-      Eigen::VectorXd pp = p0, pm = p0;
-      const double h = 1e-4 * p0[k];
-      pp[k] += h;
-      pm[k] -= h;
-      const double fd = lambda.dot(gradient_at(x_prev, pp) - gradient_at(x_prev, pm)) / (2 * h);
-      INFO("parameter " << k);
-      CHECK(std::abs(fd) > 1e-6);
-      CHECK(p_bar[k] == doctest::Approx(fd).epsilon(1e-6));
-    }
-    const Eigen::VectorXd dir = Eigen::VectorXd::NullaryExpr(
-        x.size(), [](Eigen::Index i) { return std::sin(0.77 * static_cast<double>(i)); });
-    const double h = 1e-9;
-    const double fd =
-        lambda.dot(gradient_at(x_prev + h * dir, p0) - gradient_at(x_prev - h * dir, p0)) / (2 * h);
-    CHECK(std::abs(fd) > 1e-6);
-    CHECK(x_prev_bar.dot(dir) == doctest::Approx(fd).epsilon(1e-5));
-    // The tangent product is the transpose of the adjoint's.
-    Eigen::VectorXd out = Eigen::VectorXd::Zero(x.size());
-    const Eigen::Vector2d dp(0.3, -0.7);
-    term.push_forward(eval.data(), x, {dp.data(), &dir}, out);
-    CHECK(lambda.dot(out) == doctest::Approx(p_bar.dot(dp) + x_prev_bar.dot(dir)).epsilon(1e-10));
+    check_products(term, eval.data(), x_prev, x);
   }
 }
 
@@ -263,46 +271,7 @@ TEST_CASE("mesh contact: with rigid surfaces, derivatives match central differen
   CHECK(rigid_rigid > 0);
   CHECK(term.depends_on_previous_state(eval.data()));
   check_term_derivatives(term, eval.data(), x, m->n_verts, 3, 1e-9, 1e-8, 1e-5);
-  // Hessian products and the diagonal against the assembled pattern's view: products by
-  // central differences of the gradient.
-  const Eigen::VectorXd u = Eigen::VectorXd::NullaryExpr(
-      x.size(), [](Eigen::Index i) { return std::cos(0.9 * static_cast<double>(i)); });
-  Eigen::VectorXd hu = Eigen::VectorXd::Zero(x.size()), gp = hu, gm = hu;
-  term.add_hessian_vector_product(eval.data(), x, u, hu);
-  const double h = 1e-8;
-  term.value_and_gradient(eval.data(), x + h * u, gp);
-  term.value_and_gradient(eval.data(), x - h * u, gm);
-  CHECK(hu.norm() > 0.0);
-  CHECK((hu - (gp - gm) / (2 * h)).norm() <= 1e-5 * hu.norm());
-  // The adjoint's products: parameters and previous positions, against gradient differences.
-  const Eigen::VectorXd lambda = Eigen::VectorXd::NullaryExpr(
-      x.size(), [](Eigen::Index i) { return std::cos(0.3 * static_cast<double>(i)); });
-  Eigen::VectorXd p_bar = Eigen::VectorXd::Zero(2), x_prev_bar = Eigen::VectorXd::Zero(x.size());
-  term.pull_back(eval.data(), x, lambda, {p_bar.data(), &x_prev_bar});
-  const auto gradient_at = [&](const Eigen::VectorXd& xp, const Eigen::VectorXd& p) {
-    TermEvaluation e(term, xp, 0.01, p);
-    Eigen::VectorXd g = Eigen::VectorXd::Zero(x.size());
-    term.value_and_gradient(e.data(), x, g);
-    return g;
-  };
-  const Eigen::VectorXd p0 = term.default_parameters();
-  for (int k = 0; k < 2; ++k) {
-    Eigen::VectorXd pp = p0, pm = p0;
-    const double hp = 1e-4 * p0[k];
-    pp[k] += hp;
-    pm[k] -= hp;
-    const double fd = lambda.dot(gradient_at(x_prev, pp) - gradient_at(x_prev, pm)) / (2 * hp);
-    CHECK(std::abs(fd) > 1e-6);
-    CHECK(p_bar[k] == doctest::Approx(fd).epsilon(1e-6));
-  }
-  const Eigen::VectorXd dir = Eigen::VectorXd::NullaryExpr(
-      x.size(), [](Eigen::Index i) { return std::sin(0.77 * static_cast<double>(i)); });
-  const double hx = 1e-9;
-  const double fd =
-      lambda.dot(gradient_at(x_prev + hx * dir, p0) - gradient_at(x_prev - hx * dir, p0)) /
-      (2 * hx);
-  CHECK(std::abs(fd) > 1e-6);
-  CHECK(x_prev_bar.dot(dir) == doctest::Approx(fd).epsilon(1e-5));
+  check_products(term, eval.data(), x_prev, x);
   // The CCD sees the rigid points move: a step that drives b down through a is cut before it.
   Eigen::VectorXd down = Eigen::VectorXd::Zero(x.size());
   down[3 * m->rigid_bodies[1].node + 1] = -0.01;
