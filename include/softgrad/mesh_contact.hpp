@@ -56,6 +56,21 @@ struct CollisionSurface {
   /// Whether primitives of bodies a and b may form pairs: never two of one rigid body, of one
   /// deformable body only with self-contact, never an excluded pair.
   bool may_meet(int a, int b, bool self_contact) const;
+  /// Point v as a combination of model vertices, y_v = sum w_i x_{nodes_i}: the vertex itself
+  /// (weight 1), or a rigid body's p, a1, a2, a3 with weights 1, X1, X2, X3. Returns the count.
+  int point_nodes(int v, int* nodes, double* weights) const {
+    if (v < first_rigid_point) {
+      nodes[0] = v;
+      weights[0] = 1.0;
+      return 1;
+    }
+    const RigidPoint& rp = rigid_points[v - first_rigid_point];
+    for (int j = 0; j < 4; ++j) {
+      nodes[j] = rp.node + j;
+      weights[j] = j == 0 ? 1.0 : rp.X[j - 1];
+    }
+    return 4;
+  }
 };
 
 /// The boundary of the given deformable bodies (indices into model.bodies; empty: all) and the

@@ -51,15 +51,15 @@ bool CollisionSurface::may_meet(int a, int b, bool self_contact) const {
 void surface_points(const CollisionSurface& surface, const Eigen::VectorXd& x,
                     Eigen::VectorXd& points) {
   const int d = surface.dim;
-  points.resize(
-      (surface.first_rigid_point + static_cast<Eigen::Index>(surface.rigid_points.size())) * d);
+  const auto n = surface.first_rigid_point + static_cast<Eigen::Index>(surface.rigid_points.size());
+  points.resize(n * d);
   points.head(x.size()) = x;
-  for (size_t k = 0; k < surface.rigid_points.size(); ++k) {
-    const auto& rp = surface.rigid_points[k];
-    const int node = rp.node;
-    Eigen::Vector3d y = x.segment<3>(3 * node);
-    for (int j = 0; j < 3; ++j) y += rp.X[j] * x.segment<3>(3 * (node + 1 + j));
-    points.segment<3>(3 * (surface.first_rigid_point + static_cast<Eigen::Index>(k))) = y;
+  int nodes[4];
+  double w[4];
+  for (Eigen::Index v = surface.first_rigid_point; v < n; ++v) {
+    const int count = surface.point_nodes(static_cast<int>(v), nodes, w);
+    points.segment(v * d, d).setZero();
+    for (int j = 0; j < count; ++j) points.segment(v * d, d) += w[j] * x.segment(nodes[j] * d, d);
   }
 }
 

@@ -94,16 +94,13 @@ bool MeshContactTerm<d>::depends_on_previous_state(const TermData& data) const {
 
 template <int d>
 void MeshContactTerm<d>::gather(const Pair& p, const double* global, double* local) const {
+  int nodes[4];
+  double w[4];
   for (int k = 0; k < kSize; ++k) {
-    const int v = p.v[k];
-    if (v < surface_.first_rigid_point) {
-      for (int i = 0; i < d; ++i) local[k * d + i] = global[v * d + i];
-      continue;
-    }
-    const auto& rp = surface_.rigid_points[v - surface_.first_rigid_point];  // p + A X
+    const int count = surface_.point_nodes(p.v[k], nodes, w);
     for (int i = 0; i < d; ++i) {
-      double value = global[rp.node * d + i];
-      for (int j = 0; j < 3; ++j) value += rp.X[j] * global[(rp.node + 1 + j) * d + i];
+      double value = 0.0;
+      for (int j = 0; j < count; ++j) value += w[j] * global[nodes[j] * d + i];
       local[k * d + i] = value;
     }
   }
@@ -111,17 +108,12 @@ void MeshContactTerm<d>::gather(const Pair& p, const double* global, double* loc
 
 template <int d>
 void MeshContactTerm<d>::scatter(const Pair& p, const double* local, double* global) const {
+  int nodes[4];
+  double w[4];
   for (int k = 0; k < kSize; ++k) {
-    const int v = p.v[k];
-    if (v < surface_.first_rigid_point) {
-      for (int i = 0; i < d; ++i) global[v * d + i] += local[k * d + i];
-      continue;
-    }
-    const auto& rp = surface_.rigid_points[v - surface_.first_rigid_point];
-    for (int i = 0; i < d; ++i) {
-      global[rp.node * d + i] += local[k * d + i];
-      for (int j = 0; j < 3; ++j) global[(rp.node + 1 + j) * d + i] += rp.X[j] * local[k * d + i];
-    }
+    const int count = surface_.point_nodes(p.v[k], nodes, w);
+    for (int j = 0; j < count; ++j)
+      for (int i = 0; i < d; ++i) global[nodes[j] * d + i] += w[j] * local[k * d + i];
   }
 }
 
@@ -146,14 +138,10 @@ void MeshContactTerm<d>::expand_hessian(const Pair& p, const double* h, int* nod
     return n_nodes++;
   };
   for (int k = 0; k < kSize; ++k) {
-    const int v = p.v[k];
-    if (v < surface_.first_rigid_point) {
-      W[k][slot(v)] += 1.0;
-      continue;
-    }
-    const auto& rp = surface_.rigid_points[v - surface_.first_rigid_point];
-    W[k][slot(rp.node)] += 1.0;
-    for (int j = 0; j < 3; ++j) W[k][slot(rp.node + 1 + j)] += rp.X[j];
+    int point_nodes[4];
+    double w[4];
+    const int count = surface_.point_nodes(p.v[k], point_nodes, w);
+    for (int j = 0; j < count; ++j) W[k][slot(point_nodes[j])] += w[j];
   }
   for (int n = n_nodes; n < kRigidNodes; ++n) nodes[n] = nodes[0];  // zero blocks
   std::fill(H, H + kM * kM, 0.0);
@@ -264,13 +252,16 @@ std::vector<typename MeshContactTerm<d>::PairReport> MeshContactTerm<d>::pairs(
   Data& m = own(data);
   update_pairs(m, x);
   std::vector<PairReport> out;
-  for (const Pair& p : m.pairs) {
-    double xs[kN];
-    gather(p, x.data(), xs);
-    const double dsq = detail::pair_distance_sq<d>(p.geometry, static_cast<const double*>(xs));
-    out.push_back({p.v, std::sqrt(std::max(dsq, 0.0))});
-  }
+  for (const Pair& p : m.pairs) out.push_back({p.v, distance(p, x)});
   return out;
+}
+
+template <int d>
+double MeshContactTerm<d>::distance(const Pair& p, const Eigen::VectorXd& x) const {
+  double xs[kN];
+  gather(p, x.data(), xs);
+  const double dsq = detail::pair_distance_sq<d>(p.geometry, static_cast<const double*>(xs));
+  return std::sqrt(std::max(dsq, 0.0));
 }
 
 template <int d>
@@ -307,13 +298,7 @@ void MeshContactTerm<d>::update_adaptive(TermData& data, const Eigen::VectorXd& 
   Data& m = own(data);
   update_pairs(m, x);
   double gap = options_.activation_distance;
-  for (const Pair& pair : m.pairs) {
-    double xs[kN];
-    gather(pair, x.data(), xs);
-    gap = std::min(
-        gap, std::sqrt(std::max(
-                 detail::pair_distance_sq<d>(pair.geometry, static_cast<const double*>(xs)), 0.0)));
-  }
+  for (const Pair& pair : m.pairs) gap = std::min(gap, distance(pair, x));
   // IPC: the barrier struggles to hold the bodies apart when the closest gap stays below
   // min_gap and keeps closing; a stiffer barrier holds them at a wider gap.
   const double min_gap =

@@ -88,6 +88,8 @@ class MeshContactTerm final : public EnergyTerm, public StepLimit {
   /// The transpose: adds the pair's point vector to the model vertices it depends on.
   void scatter(const Pair& p, const double* local, double* global) const;
   bool has_rigid_points(const Pair& p) const;
+  /// The pair's distance at x [m] (0 where the primitives touch).
+  double distance(const Pair& p, const Eigen::VectorXd& x) const;
   /// A pair with rigid points on model vertices: its kRigidNodes vertices (unused slots repeat
   /// the first) and the Hessian h (kN x kN, by points) mapped onto them.
   void expand_hessian(const Pair& p, const double* h, int* nodes, double* H) const;

@@ -27,6 +27,7 @@ IncrementalPotential::IncrementalPotential(const Model& model)
     adaptive_offset_.push_back(offset);
     offset += t->n_adaptive();
   }
+  initial_adaptive_ = model.initial_adaptive();
 }
 
 void IncrementalPotential::begin(const StepContext& ctx, const Eigen::VectorXd& xhat,
@@ -36,13 +37,13 @@ void IncrementalPotential::begin(const StepContext& ctx, const Eigen::VectorXd& 
   dt_ = ctx.dt;
   xhat_ = xhat;
   if (ctx.adaptive && ctx.adaptive->size() > 0) {
-    if (ctx.adaptive->size() != model_.initial_adaptive().size())
+    if (ctx.adaptive->size() != initial_adaptive_.size())
       throw InputError("the state's adaptive values: expected " +
-                       std::to_string(model_.initial_adaptive().size()) + " (the terms'), got " +
+                       std::to_string(initial_adaptive_.size()) + " (the terms'), got " +
                        std::to_string(ctx.adaptive->size()));
     adaptive_ = *ctx.adaptive;
   } else {
-    adaptive_ = model_.initial_adaptive();
+    adaptive_ = initial_adaptive_;
   }
   for (size_t k = 0; k < data_.size(); ++k) {
     data_[k]->step = ctx;

@@ -76,6 +76,7 @@ class IncrementalPotential {
   double dt_ = 0.0;
   Eigen::VectorXd xhat_;
   Eigen::VectorXd adaptive_;          ///< this step's adaptive values (State::adaptive)
+  Eigen::VectorXd initial_adaptive_;  ///< Model::initial_adaptive(), once
   std::vector<int> adaptive_offset_;  ///< per term: its first value in adaptive_
   Eigen::VectorXd scratch_;
 };

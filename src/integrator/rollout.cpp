@@ -62,8 +62,9 @@ ControllerBinding prepare_rollout(const Simulator& sim, Rollout& r) {
   }
   if (!r.initial.x.allFinite() || !r.initial.v.allFinite())
     throw InputError("rollout: the initial state contains NaN or infinite values");
-  const Eigen::Index n_adaptive = m.initial_adaptive().size();
-  if (r.initial.adaptive.size() == 0) r.initial.adaptive = m.initial_adaptive();
+  const Eigen::VectorXd initial_adaptive = m.initial_adaptive();
+  const Eigen::Index n_adaptive = initial_adaptive.size();
+  if (r.initial.adaptive.size() == 0) r.initial.adaptive = initial_adaptive;
   if (r.initial.adaptive.size() != n_adaptive || !r.initial.adaptive.allFinite()) {
     std::ostringstream os;
     os << "rollout: the initial state has " << r.initial.adaptive.size()
