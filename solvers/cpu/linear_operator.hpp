@@ -5,6 +5,7 @@
 #pragma once
 
 #include <Eigen/Core>
+#include <vector>
 
 #include "softgrad/solvers/linear_solver.hpp"
 
@@ -16,6 +17,33 @@ namespace softgrad {
 /// @pre A square and symmetric; x.size() == A.cols(); y is resized if needed; x and y distinct.
 void symmetric_spmv(const SparseMatrix& A, const Eigen::VectorXd& x, Eigen::VectorXd& y);
 
+/// The vertex blocks of a matrix that HessianAssembler built: with b dofs per vertex, the b
+/// columns of a vertex share one row pattern made of whole b x b blocks. A product over such a
+/// matrix reads one row index per block instead of per entry, and each x block once for the
+/// b columns (about 1.4x less memory traffic in 3D).
+class BlockLayout {
+ public:
+  /// Finds the layout for b = 3, else b = 2; block() == 1 when A has neither (or is not
+  /// compressed and square). O(nnz), no product.
+  void analyze(const SparseMatrix& A);
+  /// Dofs per block: 3, 2, or 1 (no blocks: the scalar product is used).
+  int block() const { return block_; }
+  /// Block rows of block column V: rows()[begin()[V]] ... rows()[begin()[V + 1] - 1].
+  const std::vector<int>& rows() const { return rows_; }
+  const std::vector<int>& begin() const { return begin_; }
+
+ private:
+  bool fits(const SparseMatrix& A, int b) const;
+  int block_ = 1;
+  std::vector<int> rows_;
+  std::vector<int> begin_;
+};
+
+/// y <- A x as symmetric_spmv, by blocks when `layout` (analysed on A's pattern) has them:
+/// each entry is summed in the same order as the scalar product, so the results are the same.
+void symmetric_spmv(const SparseMatrix& A, const BlockLayout& layout, const Eigen::VectorXd& x,
+                    Eigen::VectorXd& y);
+
 /// symmetric_spmv run serially or across threads, whichever has been faster in recent calls
 /// (a running average of each, the slower one retried every kProbeEvery calls). A product at
 /// 10k tets takes a fraction of a millisecond: on an idle machine two threads do it ~1.4x
@@ -25,7 +53,8 @@ void symmetric_spmv(const SparseMatrix& A, const Eigen::VectorXd& x, Eigen::Vect
 class AdaptiveSpmv {
  public:
   static constexpr int kProbeEvery = 64;
-  void apply(const SparseMatrix& A, const Eigen::VectorXd& x, Eigen::VectorXd& y);
+  void apply(const SparseMatrix& A, const BlockLayout& layout, const Eigen::VectorXd& x,
+             Eigen::VectorXd& y);
   /// Whether the next product would run across threads (for tests).
   bool prefers_parallel() const { return seconds_[1] < seconds_[0]; }
 
@@ -53,9 +82,13 @@ class SparseMatrixOperator final : public LinearOperator {
   /// An empty 0 x 0 operator; set() gives it a matrix.
   SparseMatrixOperator() = default;
   /// Keeps a pointer to A, which must outlive this operator (no copy).
-  explicit SparseMatrixOperator(const SparseMatrix& A) : A_(&A) {}
-  /// Points the operator at A, which must outlive this operator.
-  void set(const SparseMatrix& A) { A_ = &A; }
+  explicit SparseMatrixOperator(const SparseMatrix& A) { set(A); }
+  /// Points the operator at A, which must outlive this operator. With `same_pattern` (A has the
+  /// pattern of the previous set()), its block layout is not analysed again.
+  void set(const SparseMatrix& A, bool same_pattern = false) {
+    A_ = &A;
+    if (!same_pattern) layout_.analyze(A);
+  }
   /// The wrapped matrix. @pre set() was called.
   const SparseMatrix& matrix() const { return *A_; }
 
@@ -65,6 +98,7 @@ class SparseMatrixOperator final : public LinearOperator {
 
  private:
   const SparseMatrix* A_ = nullptr;
+  BlockLayout layout_;
   mutable AdaptiveSpmv spmv_;  // apply() is const; one caller at a time (LinearOperator)
 };
 

@@ -29,7 +29,7 @@ LinearSolveReport PcgSolver::factorize(const SparseMatrix& A) {
   detail::store_matrix(A, !reanalyze, A_);
   if (reanalyze && preconditioner_ == PcgPreconditioner::IncompleteCholesky) ichol_.analyze(A_);
   analyzed_ = true;
-  op_.set(A_);
+  op_.set(A_, !reanalyze);
   resize_cg_scratch(scratch_, A_.rows());
   // Build the preconditioner for the new values.
   if (preconditioner_ == PcgPreconditioner::Jacobi) {
