@@ -18,7 +18,7 @@ namespace softgrad {
 namespace {
 
 constexpr const char* kValidKinds = "cholmod, pcg, matfree, cuda";
-constexpr const char* kValidPreconditioners = "jacobi, ichol";
+constexpr const char* kValidPreconditioners = "jacobi, block_jacobi, ichol";
 
 // Value of A(row, col), 0 if not stored; binary search in the sorted column.
 double coeff_or_zero(const SparseMatrix& A, Eigen::Index row, Eigen::Index col) {
@@ -188,14 +188,15 @@ bool same_pattern(const SparseMatrix& A, const SparseMatrix& B) {
 std::unique_ptr<LinearSolver> make_linear_solver(const LinearSolverOptions& options) {
   const std::string& kind = options.kind;
   const std::string& pre = options.preconditioner;
-  if (pre != "jacobi" && pre != "ichol") {
+  if (pre != "jacobi" && pre != "ichol" && pre != "block_jacobi") {
     throw InputError("linear solver: unknown preconditioner '" + pre +
                      "'; valid preconditioners: " + kValidPreconditioners);
   }
   if (kind == "cholmod") return std::make_unique<CholmodSolver>();
   if (kind == "pcg") {
-    const auto preconditioner =
-        pre == "ichol" ? PcgPreconditioner::IncompleteCholesky : PcgPreconditioner::Jacobi;
+    const auto preconditioner = pre == "ichol"          ? PcgPreconditioner::IncompleteCholesky
+                                : pre == "block_jacobi" ? PcgPreconditioner::BlockJacobi
+                                                        : PcgPreconditioner::Jacobi;
     return std::make_unique<PcgSolver>(preconditioner, cg_options(options));
   }
   if (kind == "matfree") {

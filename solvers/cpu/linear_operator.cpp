@@ -124,8 +124,8 @@ void symmetric_spmv(const SparseMatrix& A, const BlockLayout& layout, const Eige
   spmv(A, layout, x, y, kParallelSpmvMinRows);
 }
 
-void AdaptiveSpmv::apply(const SparseMatrix& A, const BlockLayout& layout,
-                         const Eigen::VectorXd& x, Eigen::VectorXd& y) {
+void AdaptiveSpmv::apply(const SparseMatrix& A, const BlockLayout& layout, const Eigen::VectorXd& x,
+                         Eigen::VectorXd& y) {
   if (A.cols() < kParallelSpmvMinRows) {
     spmv(A, layout, x, y, kParallelSpmvMinRows);
     return;

@@ -91,6 +91,8 @@ class SparseMatrixOperator final : public LinearOperator {
   }
   /// The wrapped matrix. @pre set() was called.
   const SparseMatrix& matrix() const { return *A_; }
+  /// Its vertex blocks.
+  const BlockLayout& layout() const { return layout_; }
 
   int size() const override { return A_ ? static_cast<int>(A_->rows()) : 0; }
   void apply(const Eigen::VectorXd& in, Eigen::VectorXd& out) const override;

@@ -10,13 +10,21 @@ PcgSolver::PcgSolver(PcgPreconditioner preconditioner, const CgOptions& options)
     : preconditioner_(preconditioner), options_(options) {}
 
 std::string PcgSolver::name() const {
-  return preconditioner_ == PcgPreconditioner::Jacobi ? "pcg(jacobi)" : "pcg(ichol)";
+  switch (preconditioner_) {
+    case PcgPreconditioner::Jacobi:
+      return "pcg(jacobi)";
+    case PcgPreconditioner::BlockJacobi:
+      return "pcg(block_jacobi)";
+    default:
+      return "pcg(ichol)";
+  }
 }
 
 void PcgSolver::analyze(const SparseMatrix& A) {
   detail::check_symmetric_input(A, "PcgSolver::analyze");
   A_ = A;
   A_.makeCompressed();
+  op_.set(A_);  // finds the block layout of this pattern
   if (preconditioner_ == PcgPreconditioner::IncompleteCholesky) ichol_.analyze(A_);
   analyzed_ = true;
   factorized_ = false;
@@ -34,6 +42,8 @@ LinearSolveReport PcgSolver::factorize(const SparseMatrix& A) {
   // Build the preconditioner for the new values.
   if (preconditioner_ == PcgPreconditioner::Jacobi) {
     factor_report_ = jacobi_.set_diagonal(A_.diagonal());
+  } else if (preconditioner_ == PcgPreconditioner::BlockJacobi) {
+    factor_report_ = block_jacobi_.set(A_, op_.layout());
   } else {
     factor_report_ = ichol_.factorize(A_);
   }
@@ -65,6 +75,9 @@ LinearSolveReport PcgSolver::solve_with(const Eigen::VectorXd& b, Eigen::VectorX
   if (x.size() != b.size()) x.setZero(b.size());
   if (preconditioner_ == PcgPreconditioner::Jacobi) {
     return conjugate_gradient(op_, jacobi_, b, x, scratch_, options);
+  }
+  if (preconditioner_ == PcgPreconditioner::BlockJacobi) {
+    return conjugate_gradient(op_, block_jacobi_, b, x, scratch_, options);
   }
   return conjugate_gradient(op_, ichol_, b, x, scratch_, options);
 }

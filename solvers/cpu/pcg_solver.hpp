@@ -16,6 +16,7 @@ namespace softgrad {
 enum class PcgPreconditioner {
   Jacobi,              ///< M = diag(A) (scene name "jacobi").
   IncompleteCholesky,  ///< Eigen's IncompleteCholesky with AMD ordering ("ichol").
+  BlockJacobi,         ///< M = the vertices' diagonal blocks of A ("block_jacobi").
 };
 
 /// CG on an assembled matrix.
@@ -28,7 +29,7 @@ class PcgSolver final : public LinearSolver {
   explicit PcgSolver(PcgPreconditioner preconditioner = PcgPreconditioner::Jacobi,
                      const CgOptions& options = {});
 
-  /// "pcg(jacobi)" or "pcg(ichol)".
+  /// "pcg(jacobi)", "pcg(block_jacobi)" or "pcg(ichol)".
   std::string name() const override;
   /// @throws InputError if A is not square and symmetric.
   void analyze(const SparseMatrix& A) override;
@@ -57,6 +58,7 @@ class PcgSolver final : public LinearSolver {
   detail::SymmetryCheck symmetry_;
   SparseMatrixOperator op_;
   JacobiPreconditioner jacobi_;
+  BlockJacobiPreconditioner block_jacobi_;
   IncompleteCholeskyPreconditioner ichol_;
   CgScratch<Eigen::VectorXd> scratch_;
   LinearSolveReport factor_report_;

@@ -1,5 +1,7 @@
 #include "solvers/cpu/preconditioners.hpp"
 
+#include <Eigen/Cholesky>
+#include <algorithm>
 #include <cmath>
 #include <sstream>
 
@@ -39,6 +41,86 @@ LinearSolveReport JacobiPreconditioner::set_diagonal(const Eigen::VectorXd& d) {
     inv_diag_.resize(0);
   }
   return report;
+}
+
+namespace {
+// inverse <- B^-1 for a symmetric b x b block B (row-major) by Cholesky; false unless B is
+// positive definite (a non-finite entry fails too).
+template <int b>
+bool invert_spd_block(const double* B, double* inverse) {
+  const Eigen::Map<const Eigen::Matrix<double, b, b, Eigen::RowMajor>> block(B);
+  const Eigen::LLT<Eigen::Matrix<double, b, b>> llt(block);
+  if (llt.info() != Eigen::Success) return false;
+  Eigen::Map<Eigen::Matrix<double, b, b, Eigen::RowMajor>> result(inverse);
+  result = llt.solve(Eigen::Matrix<double, b, b>::Identity());
+  return result.allFinite();
+}
+}  // namespace
+
+LinearSolveReport BlockJacobiPreconditioner::set(const SparseMatrix& A, const BlockLayout& layout) {
+  block_ = layout.block();
+  const int b = block_;
+  const Eigen::Index n_blocks = A.cols() / b;
+  inverse_.resize(static_cast<size_t>(A.cols()) * b);
+  LinearSolveReport report;
+  if (b == 1) {
+    const Eigen::VectorXd d = A.diagonal();
+    report = detail::check_positive_diagonal(d);
+    if (report.ok())
+      for (Eigen::Index i = 0; i < d.size(); ++i) inverse_[i] = 1.0 / d[i];
+    return report;
+  }
+  const int* outer = A.outerIndexPtr();
+  const double* values = A.valuePtr();
+  const int* rows = layout.rows().data();
+  const int* begin = layout.begin().data();
+  for (Eigen::Index V = 0; V < n_blocks; ++V) {
+    // The diagonal block's position among block column V's (sorted) blocks.
+    const int* at = std::lower_bound(rows + begin[V], rows + begin[V + 1], static_cast<int>(V));
+    SOFTGRAD_CHECK(at != rows + begin[V + 1] && *at == V, "block " << V << " has no diagonal");
+    const int offset = b * static_cast<int>(at - (rows + begin[V]));
+    double B[9];
+    for (int i = 0; i < b; ++i)  // column b V + i holds B(j, i) at offset + j
+      for (int j = 0; j < b; ++j) B[j * b + i] = values[outer[b * V + i] + offset + j];
+    double* inverse = inverse_.data() + V * b * b;
+    const bool ok = b == 3 ? invert_spd_block<3>(B, inverse) : invert_spd_block<2>(B, inverse);
+    if (ok) continue;
+    bool finite = true;
+    for (int k = 0; k < b * b; ++k) finite = finite && std::isfinite(B[k]);
+    std::ostringstream os;
+    os << "the diagonal block of dofs " << b * V << " to " << b * V + b - 1;
+    if (finite) {
+      report.status = LinearSolveReport::Status::NotPositiveDefinite;
+      os << " is not positive definite, so the matrix is not positive definite";
+    } else {
+      report.status = LinearSolveReport::Status::NumericalFailure;
+      os << " has a non-finite entry";
+    }
+    report.message = os.str();
+    inverse_.clear();
+    return report;
+  }
+  report.status = LinearSolveReport::Status::Converged;
+  return report;
+}
+
+void BlockJacobiPreconditioner::apply(const Eigen::VectorXd& in, Eigen::VectorXd& out) const {
+  const int b = block_;
+  SOFTGRAD_ASSERT(static_cast<size_t>(in.size() * b) == inverse_.size() && out.size() == in.size());
+  const double* M = inverse_.data();
+  const double* x = in.data();
+  double* y = out.data();
+  const Eigen::Index n = in.size();
+  if (b == 3) {
+    for (Eigen::Index i = 0; i < n; i += 3, M += 9)
+      for (int r = 0; r < 3; ++r)
+        y[i + r] = M[3 * r] * x[i] + M[3 * r + 1] * x[i + 1] + M[3 * r + 2] * x[i + 2];
+  } else if (b == 2) {
+    for (Eigen::Index i = 0; i < n; i += 2, M += 4)
+      for (int r = 0; r < 2; ++r) y[i + r] = M[2 * r] * x[i] + M[2 * r + 1] * x[i + 1];
+  } else {
+    for (Eigen::Index i = 0; i < n; ++i) y[i] = M[i] * x[i];
+  }
 }
 
 void JacobiPreconditioner::apply(const Eigen::VectorXd& in, Eigen::VectorXd& out) const {

@@ -6,8 +6,10 @@
 #include <Eigen/Core>
 #include <Eigen/IterativeLinearSolvers>
 #include <Eigen/OrderingMethods>
+#include <vector>
 
 #include "softgrad/solvers/linear_solver.hpp"
+#include "solvers/cpu/linear_operator.hpp"
 
 namespace softgrad {
 
@@ -26,6 +28,24 @@ class JacobiPreconditioner {
 
  private:
   Eigen::VectorXd inv_diag_;
+};
+
+/// Block Jacobi: M = the b x b diagonal blocks of A (one per vertex), for a matrix with a
+/// BlockLayout; the scalar diagonal when it has none. Elasticity couples a vertex's own dofs
+/// strongly, so this takes fewer CG iterations than Jacobi at the same cost per iteration.
+class BlockJacobiPreconditioner {
+ public:
+  /// Inverts A's diagonal blocks (by Cholesky).
+  /// @return Converged; NotPositiveDefinite if a block is not positive definite (then neither
+  ///         is A; the message names the block's first dof); NumericalFailure on NaN/Inf.
+  ///         On failure the preconditioner must not be applied.
+  LinearSolveReport set(const SparseMatrix& A, const BlockLayout& layout);
+  /// out <- M^-1 in. @pre set() succeeded for a matrix of in.size() rows.
+  void apply(const Eigen::VectorXd& in, Eigen::VectorXd& out) const;
+
+ private:
+  int block_ = 1;
+  std::vector<double> inverse_;  ///< b x b inverse per block, row-major
 };
 
 /// Incomplete Cholesky with AMD ordering and the Lin-More diagonal shift (Eigen's

@@ -46,11 +46,11 @@ void apply_overrides(const SceneOverrides& o, Scene& scene) {
   if (!solver.empty()) {
     LinearSolverOptions& linear = scene.options.linear;
     linear.kind = solver;
-    // CG without an assembled matrix cannot use an incomplete Cholesky preconditioner.
+    // CG without an assembled matrix has only the Jacobi preconditioner.
     const bool matrix_free = linear.kind == "matfree" || linear.kind == "cuda";
-    if (matrix_free && linear.preconditioner == "ichol") {
-      log(LogLevel::Warn, "--solver " + linear.kind +
-                              ": the scene's 'ichol' preconditioner needs 'pcg'; using 'jacobi'");
+    if (matrix_free && linear.preconditioner != "jacobi") {
+      log(LogLevel::Warn, "--solver " + linear.kind + ": the scene's '" + linear.preconditioner +
+                              "' preconditioner needs 'pcg'; using 'jacobi'");
       linear.preconditioner = "jacobi";
     }
   }

@@ -55,6 +55,22 @@ inline SparseMatrix laplacian_3d(int n, double shift) {
   return A;
 }
 
+/// kron(L, K): every entry L(i, j) of a sparse SPD matrix L times a dense SPD K (b x b), the
+/// vertex-block layout of an elasticity Hessian with b dofs per vertex. SPD.
+inline SparseMatrix block_kronecker(const SparseMatrix& L, const Eigen::MatrixXd& K) {
+  const int b = static_cast<int>(K.rows());
+  std::vector<Eigen::Triplet<double>> t;
+  for (int col = 0; col < L.outerSize(); ++col)
+    for (SparseMatrix::InnerIterator it(L, col); it; ++it)
+      for (int i = 0; i < b; ++i)
+        for (int j = 0; j < b; ++j)
+          t.emplace_back(static_cast<int>(it.row()) * b + i, col * b + j, it.value() * K(i, j));
+  SparseMatrix A(L.rows() * b, L.cols() * b);
+  A.setFromTriplets(t.begin(), t.end());
+  A.makeCompressed();
+  return A;
+}
+
 /// Random symmetric sparse matrix with about `per_column` off-diagonal entries per column in
 /// [-1, 1] and diagonal sum_j |a_ij| + diag_margin: SPD (strictly diagonally dominant) when
 /// diag_margin > 0.

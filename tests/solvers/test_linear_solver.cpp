@@ -85,7 +85,7 @@ TEST_CASE("solvers/linear_solver: the factory rejects unknown names and lists th
   options.preconditioner = "ilu";
   CHECK_THROWS_WITH_AS(make_linear_solver(options),
                        "linear solver: unknown preconditioner 'ilu'; valid preconditioners: "
-                       "jacobi, ichol",
+                       "jacobi, block_jacobi, ichol",
                        InputError);
   options.kind = "matfree";
   options.preconditioner = "ichol";

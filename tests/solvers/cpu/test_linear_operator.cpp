@@ -73,7 +73,8 @@ SparseMatrix assembled(int n_verts, int dim, int n_stencils, unsigned seed) {
   for (int s = 0; s < n_stencils; ++s)
     for (int r = 0; r < m; ++r)
       for (int c = 0; c <= r; ++c)
-        local[(static_cast<size_t>(s) * m + r) * m + c] = local[(static_cast<size_t>(s) * m + c) * m + r] = value(rng);
+        local[(static_cast<size_t>(s) * m + r) * m + c] =
+            local[(static_cast<size_t>(s) * m + c) * m + r] = value(rng);
   assembler.add_stencils(id, local.data());
   assembler.add_scaled_identity(10.0);
   return assembler.matrix();
