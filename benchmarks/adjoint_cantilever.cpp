@@ -152,7 +152,7 @@ Options parse_options(int argc, char** argv) {
 }  // namespace softgrad::bench
 
 int main(int argc, char** argv) {
-  softgrad::restart_with_passive_openmp_waiting(argv);
+  softgrad::restart_with_bounded_openmp_waiting(argv);
   using namespace softgrad::bench;
   Options o;
   try {

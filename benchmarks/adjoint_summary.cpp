@@ -10,6 +10,7 @@
 #include <tuple>
 
 #include "child_process.hpp"
+#include "softgrad/openmp_waiting.hpp"
 
 namespace softgrad::bench {
 
@@ -289,8 +290,7 @@ json merge_and_summarise(const AdjointBenchOptions& o, const json& previous, jso
   json j;
   j["benchmark"] = "adjoint_cantilever";
   j["machine"] = {{"cores", std::thread::hardware_concurrency()}, {"cpu", cpu_model()}};
-  const char* wait_policy = std::getenv("OMP_WAIT_POLICY");
-  j["omp_wait_policy"] = wait_policy ? wait_policy : "(unset: libgomp default, spins)";
+  j["omp_wait_policy"] = softgrad::openmp_wait_policy();
   j["problem"] = problem(o);
   j["invocations"] = json::array();
   if (previous.is_object()) {

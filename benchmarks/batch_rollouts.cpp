@@ -129,7 +129,7 @@ bool same_states(const std::vector<Trajectory>& a, const std::vector<Trajectory>
 }  // namespace
 
 int main(int argc, char** argv) {
-  softgrad::restart_with_passive_openmp_waiting(argv);
+  softgrad::restart_with_bounded_openmp_waiting(argv);
   int episodes = 16, steps = 100, repeats = 9;
   std::string out = "benchmarks/results/batch_rollouts.json";
   for (int i = 1; i < argc; ++i) {

@@ -217,7 +217,7 @@ json run_one(const Options& o) {
 }  // namespace softgrad::bench
 
 int main(int argc, char** argv) {
-  softgrad::restart_with_passive_openmp_waiting(argv);
+  softgrad::restart_with_bounded_openmp_waiting(argv);
   using namespace softgrad::bench;
   Options o;
   try {

@@ -17,6 +17,7 @@
 #include "cantilever_beam.hpp"
 #include "child_process.hpp"
 #include "command_line.hpp"
+#include "softgrad/openmp_waiting.hpp"
 
 namespace softgrad::bench {
 
@@ -208,9 +209,8 @@ int run_all(const SolverBenchOptions& o) {
                   {"cpu", cpu_model()},
                   {"load_average_at_start", load0},
                   {"load_average_at_end", load1}};
-  const char* wait_policy = std::getenv("OMP_WAIT_POLICY");
   j["threads"] = o.threads;
-  j["omp_wait_policy"] = wait_policy ? wait_policy : "(unset: libgomp default, spins)";
+  j["omp_wait_policy"] = softgrad::openmp_wait_policy();
   j["steps"] = o.steps;
   j["dt"] = o.dt;
   j["max_seconds_per_configuration"] = o.max_seconds;

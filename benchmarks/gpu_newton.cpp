@@ -242,7 +242,7 @@ double relative_difference(const Eigen::VectorXd& a, const Eigen::VectorXd& b) {
 }  // namespace softgrad::bench
 
 int main(int argc, char** argv) {
-  softgrad::restart_with_passive_openmp_waiting(argv);
+  softgrad::restart_with_bounded_openmp_waiting(argv);
   using namespace softgrad;
   using namespace softgrad::bench;
   std::string sizes = "10k,100k,1M", steps_arg = "3,2,1", out = "gpu_newton.json";

@@ -208,7 +208,7 @@ nlohmann::json run_material(const Options& o, const std::string& material) {
 }  // namespace softgrad::bench
 
 int main(int argc, char** argv) {
-  softgrad::restart_with_passive_openmp_waiting(argv);
+  softgrad::restart_with_bounded_openmp_waiting(argv);
   using namespace softgrad::bench;
   try {
     const Options o = parse_options(argc, argv);

@@ -92,7 +92,7 @@ Timing measure(bool quadruped, int steps, int repeats) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  softgrad::restart_with_passive_openmp_waiting(argv);
+  softgrad::restart_with_bounded_openmp_waiting(argv);
   int steps = 1000, repeats = 10;
   std::string out = "benchmarks/results/locomotion_speed.json";
   for (int i = 1; i < argc; ++i) {

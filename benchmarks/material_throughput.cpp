@@ -218,7 +218,7 @@ int run(const Options& opt) {
 }  // namespace softgrad::bench
 
 int main(int argc, char** argv) {
-  softgrad::restart_with_passive_openmp_waiting(argv);
+  softgrad::restart_with_bounded_openmp_waiting(argv);
   // Every failure, in the options or in a check, ends the program with its message and status 1.
   try {
     return softgrad::bench::run(softgrad::bench::parse_options(argc, argv));

@@ -214,7 +214,7 @@ json weak_barrier() {
 }  // namespace
 
 int main(int argc, char** argv) {
-  softgrad::restart_with_passive_openmp_waiting(argv);
+  softgrad::restart_with_bounded_openmp_waiting(argv);
   int repeats = 3;
   std::string out = "benchmarks/results/mesh_contact.json";
   for (int i = 1; i + 1 < argc; i += 2) {

@@ -135,7 +135,7 @@ json duel(const std::string& name, long budget, double distance) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  softgrad::restart_with_passive_openmp_waiting(argv);
+  softgrad::restart_with_bounded_openmp_waiting(argv);
   int repeats = 3;
   long ball_budget = 200000, arm_budget = 320000;
   std::string out = "benchmarks/results/rigid_robots.json";

@@ -144,7 +144,7 @@ NumericRun numeric_fit(const Recording& rec, const Eigen::Vector2d& guess, int s
 }  // namespace
 
 int main(int argc, char** argv) {
-  softgrad::restart_with_passive_openmp_waiting(argv);
+  softgrad::restart_with_bounded_openmp_waiting(argv);
   std::string out = "benchmarks/results/sysid_cantilever.json";
   for (int i = 1; i + 1 < argc; ++i)
     if (std::string(argv[i]) == "--out") out = argv[i + 1];

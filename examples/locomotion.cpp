@@ -43,7 +43,7 @@ double distance(const Eigen::VectorXd& psi, double seconds, double dt) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  softgrad::restart_with_passive_openmp_waiting(argv);
+  softgrad::restart_with_bounded_openmp_waiting(argv);
   const int iterations = argc > 1 ? std::atoi(argv[1]) : 12;
   const int steps = argc > 2 ? std::atoi(argv[2]) : 100;
   const int refinements = argc > 3 ? std::atoi(argv[3]) : 3;

@@ -119,7 +119,7 @@ void reach(int iterations, int steps, const std::string& out) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  softgrad::restart_with_passive_openmp_waiting(argv);
+  softgrad::restart_with_bounded_openmp_waiting(argv);
   const std::string which = argc > 1 ? argv[1] : "all";
   const int iterations = argc > 2 ? std::atoi(argv[2]) : 10;
   const int steps = argc > 3 ? std::atoi(argv[3]) : 60;

@@ -166,7 +166,9 @@ def thread_policy():
             "|---|---|---|---|---|---|"]
     for r in d["results"]:
         machine = "idle" if r["load"] == "idle" else "one core busy"
-        waiting = "passive (default)" if r["waiting"] == "passive" else "spinning (ACTIVE)"
+        waiting = {"default": "softgrad's (short spin, load-aware team)",
+                   "passive": "passive (OMP_WAIT_POLICY=PASSIVE)",
+                   "active": "spinning (ACTIVE)"}[r["waiting"]]
         rows.append(f"| {r['solver']} | {machine} | {waiting} | {r['one_thread_s']:.2f} | "
                     f"{r['two_threads_s']:.2f} | {r['speedup']:.2f} |")
     return rows

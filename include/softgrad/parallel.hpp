@@ -9,6 +9,8 @@
 #include <cstddef>
 #include <vector>
 
+#include "softgrad/parallel_team.hpp"
+
 namespace softgrad {
 
 /// Element loops (energy, gradient, Hessian, products) with fewer elements run serially.
@@ -24,13 +26,15 @@ constexpr int parallel_block(int min_parallel) {
   return min_parallel / 16 > 64 ? min_parallel / 16 : 64;
 }
 
-/// body(i) for every i in [0, n): across threads (blocks of parallel_block) when
-/// n >= min_parallel, else serially without entering OpenMP. Iterations must be independent.
+/// body(i) for every i in [0, n): across parallel_team() threads (blocks of parallel_block)
+/// when n >= min_parallel and the team has more than one thread, else serially without
+/// entering OpenMP. Iterations must be independent.
 template <class Body>
 void parallel_for(int n, int min_parallel, const Body& body) {
-  if (n >= min_parallel) {
+  const int team = n >= min_parallel ? parallel_team() : 1;
+  if (team > 1) {
     const int block = parallel_block(min_parallel);
-#pragma omp parallel for schedule(dynamic, block)
+#pragma omp parallel for schedule(dynamic, block) num_threads(team)
     for (int i = 0; i < n; ++i) body(i);
   } else {
     for (int i = 0; i < n; ++i) body(i);
@@ -40,7 +44,9 @@ void parallel_for(int n, int min_parallel, const Body& body) {
 /// Reduces over [0, n): body(i, acc) updates an accumulator; each block of parallel_block
 /// iterations has its own, starting from `init`, and merge(total, part) combines them in block
 /// order, so the result does not depend on the thread count or on which thread ran which block.
-/// Parallel when n >= min_parallel, else one serial pass without OpenMP. The per-block
+/// Blocked when n >= min_parallel (across parallel_team() threads, or on this thread alone when
+/// the team is one thread: the same blocks, the same result), else one serial pass without
+/// OpenMP. The per-block
 /// accumulators live in a per-thread buffer that is reused (no allocation once it has grown).
 template <class Acc, class Body, class Merge>
 Acc parallel_reduce(int n, int min_parallel, const Acc& init, const Body& body,
@@ -61,10 +67,18 @@ Acc parallel_reduce(int n, int min_parallel, const Acc& init, const Body& body,
   reused_busy = true;
   part.assign(static_cast<size_t>(n_blocks), init);
   Acc* parts = part.data();
-#pragma omp parallel for schedule(dynamic, 1)
-  for (int k = 0; k < n_blocks; ++k) {
-    const int end = k + 1 < n_blocks ? (k + 1) * block : n;
-    for (int i = k * block; i < end; ++i) body(i, parts[k]);
+  const int team = parallel_team();
+  if (team > 1) {
+#pragma omp parallel for schedule(dynamic, 1) num_threads(team)
+    for (int k = 0; k < n_blocks; ++k) {
+      const int end = k + 1 < n_blocks ? (k + 1) * block : n;
+      for (int i = k * block; i < end; ++i) body(i, parts[k]);
+    }
+  } else {
+    for (int k = 0; k < n_blocks; ++k) {
+      const int end = k + 1 < n_blocks ? (k + 1) * block : n;
+      for (int i = k * block; i < end; ++i) body(i, parts[k]);
+    }
   }
   for (int k = 0; k < n_blocks; ++k) merge(total, parts[k]);
   if (took_reused) reused_busy = false;

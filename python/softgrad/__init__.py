@@ -17,11 +17,12 @@ files, and the summary they write returned as a dict.
 import json as _json
 import os as _os
 
-# OpenMP threads that spin while they wait make softgrad's loops 20-40x slower beside another
-# busy process; libgomp reads its policy once, when it loads: with this import, unless PyTorch
-# or NumPy loaded it first (import softgrad first, or set OMP_WAIT_POLICY yourself).
+# OpenMP threads that spin long while they wait make softgrad's loops 20-40x slower beside
+# another busy process; softgrad's programs spin 3000 iterations, then sleep (kSpinCount in
+# openmp_waiting.hpp). libgomp reads its settings once, when it loads: with this import, unless
+# PyTorch or NumPy loaded it first (import softgrad first, or set GOMP_SPINCOUNT yourself).
 if "OMP_WAIT_POLICY" not in _os.environ and "GOMP_SPINCOUNT" not in _os.environ:
-    _os.environ["OMP_WAIT_POLICY"] = "PASSIVE"
+    _os.environ["GOMP_SPINCOUNT"] = "3000"
 
 from . import _softgrad  # noqa: E402
 from ._softgrad import (  # noqa: F401

@@ -37,7 +37,7 @@ REGISTER_LISTENER("selection_counter", 1, SelectionCounter);
 }  // namespace
 
 int main(int argc, char** argv) {
-  softgrad::restart_with_passive_openmp_waiting(argv);
+  softgrad::restart_with_bounded_openmp_waiting(argv);
   doctest::Context context(argc, argv);
   const int result = context.run();
   if (context.shouldExit() || result != 0 || !g_ran) return result;
