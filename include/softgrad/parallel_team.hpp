@@ -29,6 +29,8 @@ struct CpuSample {
   long long busy = 0;        // jiffies of this process's CPUs, not idle or iowait
   long long total = 0;       // all jiffies of those CPUs
   double own_seconds = 0.0;  // this process's CPU time
+  int cpus = 0;              // CPUs counted
+  int running = -1;          // runnable threads of the whole system now (first sample only)
   bool valid = false;
 };
 
@@ -37,8 +39,8 @@ inline double now_seconds() {
 }
 
 // Busy and total jiffies of the CPUs in this process's affinity mask (false if /proc/stat
-// cannot be read).
-inline bool read_cpu_times(CpuSample& s) {
+// cannot be read); with `running`, also the system's runnable threads (procs_running).
+inline bool read_cpu_times(CpuSample& s, bool running = false) {
   cpu_set_t mask;
   CPU_ZERO(&mask);
   const bool have_mask = sched_getaffinity(0, sizeof(mask), &mask) == 0;
@@ -49,8 +51,12 @@ inline bool read_cpu_times(CpuSample& s) {
   int cpus = 0;
   while (std::fgets(line, sizeof(line), f)) {
     int cpu = -1;
-    long long v[8] = {0, 0, 0, 0, 0, 0, 0, 0};     // user nice system idle iowait irq softirq steal
-    if (std::strncmp(line, "cpu", 3) != 0) break;  // the cpu lines come first
+    long long v[8] = {0, 0, 0, 0, 0, 0, 0, 0};  // user nice system idle iowait irq softirq steal
+    if (std::strncmp(line, "cpu", 3) != 0) {    // past the cpu lines, which come first
+      if (!running) break;
+      if (std::sscanf(line, "procs_running %d", &s.running) == 1) break;
+      continue;  // (a long line comes in pieces, none of which starts with procs_running)
+    }
     if (line[3] < '0' || line[3] > '9') continue;  // the "cpu " total line
     if (std::sscanf(line, "cpu%d %lld %lld %lld %lld %lld %lld %lld %lld", &cpu, &v[0], &v[1],
                     &v[2], &v[3], &v[4], &v[5], &v[6], &v[7]) < 5)
@@ -67,6 +73,7 @@ inline bool read_cpu_times(CpuSample& s) {
   clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
   s.own_seconds = static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
   s.seconds = now_seconds();
+  s.cpus = cpus;
   s.valid = cpus > 0;
   return s.valid;
 }
@@ -86,8 +93,8 @@ inline LoadMonitor& monitor() {
 }  // namespace detail
 
 /// Cores of this process's CPUs that other processes leave idle, from the last two samples of
-/// /proc/stat (taken at most every 0.1 s by whichever thread asks); a large number before the
-/// second sample, or where /proc/stat cannot be read.
+/// /proc/stat (taken at most every 0.1 s by whichever thread asks); before the second sample,
+/// from the threads runnable at the first; a large number where /proc/stat cannot be read.
 inline double idle_cores_estimate() {
   detail::LoadMonitor& m = detail::monitor();
   using detail::CpuSample;
@@ -96,10 +103,13 @@ inline double idle_cores_estimate() {
     std::unique_lock<std::mutex> lock(m.mutex, std::try_to_lock);
     if (lock.owns_lock() && now >= m.next_sample.load(std::memory_order_relaxed)) {
       CpuSample s;
-      if (!detail::read_cpu_times(s)) {
+      if (!detail::read_cpu_times(s, !m.last.valid)) {
         m.next_sample.store(1e300);  // no /proc/stat: never limit
       } else {
-        if (m.last.valid && s.total > m.last.total) {
+        if (!m.last.valid && s.running > 0) {
+          // No interval yet: the threads runnable now, less this one, hold cores.
+          m.free_cores.store(std::clamp(s.cpus - (s.running - 1.0), 0.0, 1.0 * s.cpus));
+        } else if (m.last.valid && s.total > m.last.total) {
           const double ticks = static_cast<double>(sysconf(_SC_CLK_TCK));
           const double elapsed = s.seconds - m.last.seconds;
           const double cpus = static_cast<double>(s.total - m.last.total) / (ticks * elapsed);
@@ -124,8 +134,9 @@ inline int parallel_team() {
   const int requested = omp_get_max_threads();
   if (requested <= 1 || omp_in_parallel()) return 1;
   const double free = idle_cores_estimate();
-  // A core counts as free when most of it is: rounding keeps a lightly used machine parallel.
-  const double rounded = std::floor(free + 0.5);
+  // A core counts as free when three quarters of it are: the estimate is good to a tenth or
+  // two of a core (10 ms ticks over 0.1 s), and a half-taken core delays every barrier.
+  const double rounded = std::floor(free + 0.25);
   return static_cast<int>(std::clamp(rounded, 1.0, static_cast<double>(requested)));
 }
 
