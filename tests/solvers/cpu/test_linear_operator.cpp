@@ -82,7 +82,9 @@ SparseMatrix assembled(int n_verts, int dim, int n_stencils, unsigned seed) {
 
 TEST_CASE("solvers/linear_operator: the block product equals the scalar one bit for bit") {
   // 3D and 2D; 900 dofs runs serially, 7500 (3D) in parallel.
-  for (const auto& [n_verts, dim] : {std::pair{300, 3}, std::pair{2500, 3}, std::pair{450, 2}}) {
+  for (const auto& size : {std::pair{300, 3}, std::pair{2500, 3}, std::pair{450, 2}}) {
+    const int n_verts = size.first;
+    const int dim = size.second;
     const SparseMatrix A = assembled(n_verts, dim, 2 * n_verts, 56);
     BlockLayout layout;
     layout.analyze(A);
