@@ -9,10 +9,12 @@ cd "$(dirname "$0")/.."
 # libopenmpi-dev, openmpi-bin: MPI, to spread episode batches and sysid starts over processes
 # (mpirun); softgrad builds without them too. libtet1.5-dev: TetGen, to fill surface meshes
 # (.obj, .off, .stl) with tetrahedra (AGPL-3; -DSOFTGRAD_WITH_TETGEN=OFF builds without it).
-# libgmp-dev: GMP's exact rationals, for the tests' exact intersection checks.
+# libgmp-dev: GMP's exact rationals, for the tests' exact intersection checks. libhypre-dev:
+# hypre's algebraic multigrid (BoomerAMG) for the linear solver "amg" on big meshes (it runs on
+# MPI; -DSOFTGRAD_WITH_HYPRE=OFF builds without it).
 packages=(cmake g++ make libeigen3-dev libgmp-dev libsuitesparse-dev libceres-dev doctest-dev
           nlohmann-json3-dev libcli11-dev zlib1g-dev clang-format-14 libopenblas0-openmp
-          libopenmpi-dev openmpi-bin libtet1.5-dev)
+          libopenmpi-dev openmpi-bin libtet1.5-dev libhypre-dev)
 # The Python package (pybind11) for Debian's /usr/bin/python3, with what its tests and examples
 # import (python3-vtk9: a test opens the frames with VTK's own reader); without their
 # recommendations (a GUI stack nobody here needs).

@@ -17,7 +17,7 @@ namespace softgrad {
 
 namespace {
 
-constexpr const char* kValidKinds = "cholmod, pcg, matfree, cuda";
+constexpr const char* kValidKinds = "cholmod, pcg, amg, matfree, cuda";
 constexpr const char* kValidPreconditioners = "jacobi, block_jacobi, ichol";
 
 // Value of A(row, col), 0 if not stored; binary search in the sorted column.
@@ -198,6 +198,19 @@ std::unique_ptr<LinearSolver> make_linear_solver(const LinearSolverOptions& opti
                                 : pre == "block_jacobi" ? PcgPreconditioner::BlockJacobi
                                                         : PcgPreconditioner::Jacobi;
     return std::make_unique<PcgSolver>(preconditioner, cg_options(options));
+  }
+  if (kind == "amg") {
+    if (pre != "jacobi") {
+      throw InputError("linear solver: preconditioner '" + pre +
+                       "' does not apply to kind 'amg', whose preconditioner is algebraic "
+                       "multigrid (use kind 'pcg' for '" +
+                       pre + "')");
+    }
+    if (!amg_available()) {
+      throw InputError(
+          "linear solver 'amg' needs hypre: install libhypre-dev and configure the build again");
+    }
+    return std::make_unique<PcgSolver>(PcgPreconditioner::Amg, cg_options(options));
   }
   if (kind == "matfree") {
     if (pre != "jacobi") {

@@ -15,6 +15,8 @@ std::string PcgSolver::name() const {
       return "pcg(jacobi)";
     case PcgPreconditioner::BlockJacobi:
       return "pcg(block_jacobi)";
+    case PcgPreconditioner::Amg:
+      return "amg";
     default:
       return "pcg(ichol)";
   }
@@ -44,6 +46,11 @@ LinearSolveReport PcgSolver::factorize(const SparseMatrix& A) {
     factor_report_ = jacobi_.set_diagonal(A_.diagonal());
   } else if (preconditioner_ == PcgPreconditioner::BlockJacobi) {
     factor_report_ = block_jacobi_.set(A_, op_.layout());
+  } else if (preconditioner_ == PcgPreconditioner::Amg) {
+    if (reanalyze || amg_refresh_.stale() || !factor_report_.ok()) {
+      factor_report_ = amg_.setup(A_, op_.layout().block());
+      amg_refresh_.set_up();
+    }
   } else {
     factor_report_ = ichol_.factorize(A_);
   }
@@ -78,6 +85,15 @@ LinearSolveReport PcgSolver::solve_with(const Eigen::VectorXd& b, Eigen::VectorX
   }
   if (preconditioner_ == PcgPreconditioner::BlockJacobi) {
     return conjugate_gradient(op_, block_jacobi_, b, x, scratch_, options);
+  }
+  if (preconditioner_ == PcgPreconditioner::Amg) {
+    const LinearSolveReport report = conjugate_gradient(op_, amg_, b, x, scratch_, options);
+    if (report.ok() || report.status == LinearSolveReport::Status::MaxIterations) {
+      amg_refresh_.observe(report.iterations, report.relative_residual);
+    } else {
+      amg_refresh_.invalidate();  // e.g. an indefinite matrix: Newton projects it next
+    }
+    return report;
   }
   return conjugate_gradient(op_, ichol_, b, x, scratch_, options);
 }

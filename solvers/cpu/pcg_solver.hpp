@@ -7,6 +7,7 @@
 
 #include "softgrad/solvers/linear_solver.hpp"
 #include "solvers/cg.hpp"
+#include "solvers/cpu/amg_preconditioner.hpp"
 #include "solvers/cpu/linear_operator.hpp"
 #include "solvers/cpu/preconditioners.hpp"
 
@@ -17,11 +18,13 @@ enum class PcgPreconditioner {
   Jacobi,              ///< M = diag(A) (scene name "jacobi").
   IncompleteCholesky,  ///< Eigen's IncompleteCholesky with AMD ordering ("ichol").
   BlockJacobi,         ///< M = the vertices' diagonal blocks of A ("block_jacobi").
+  Amg,                 ///< M^-1 = one BoomerAMG V-cycle, kept across matrices (kind "amg").
 };
 
 /// CG on an assembled matrix.
 ///  - analyze(): the incomplete Cholesky ordering (nothing for Jacobi).
-///  - factorize(): copies A and builds the preconditioner.
+///  - factorize(): copies A and builds the preconditioner (AMG: only when the pattern is new or
+///    the kept hierarchy has become slow, see AmgRefresh).
 ///  - solve(): warm-started CG with the stored matrix and preconditioner.
 class PcgSolver final : public LinearSolver {
  public:
@@ -29,7 +32,7 @@ class PcgSolver final : public LinearSolver {
   explicit PcgSolver(PcgPreconditioner preconditioner = PcgPreconditioner::Jacobi,
                      const CgOptions& options = {});
 
-  /// "pcg(jacobi)", "pcg(block_jacobi)" or "pcg(ichol)".
+  /// "pcg(jacobi)", "pcg(block_jacobi)", "pcg(ichol)" or "amg".
   std::string name() const override;
   /// @throws InputError if A is not square and symmetric.
   void analyze(const SparseMatrix& A) override;
@@ -47,6 +50,8 @@ class PcgSolver final : public LinearSolver {
   const CgOptions& options() const { return options_; }
   /// Changes the stopping rules for the next solve().
   void set_options(const CgOptions& options) { options_ = options; }
+  /// AMG hierarchies set up so far (0 for the other preconditioners).
+  int amg_setups() const { return amg_.setups(); }
 
  private:
   LinearSolveReport solve_with(const Eigen::VectorXd& b, Eigen::VectorXd& x,
@@ -60,6 +65,8 @@ class PcgSolver final : public LinearSolver {
   JacobiPreconditioner jacobi_;
   BlockJacobiPreconditioner block_jacobi_;
   IncompleteCholeskyPreconditioner ichol_;
+  AmgPreconditioner amg_;
+  AmgRefresh amg_refresh_;
   CgScratch<Eigen::VectorXd> scratch_;
   LinearSolveReport factor_report_;
   bool analyzed_ = false;

@@ -11,6 +11,7 @@
 #include "core/distributed.hpp"
 #include "softgrad/config.hpp"
 #include "softgrad/openmp_waiting.hpp"
+#include "solvers/cpu/amg_preconditioner.hpp"
 
 namespace softgrad::app {
 namespace {
@@ -49,6 +50,10 @@ std::string build_info() {
      << (SOFTGRAD_HAS_PYTHON
              ? std::string("built, package in ") + SOFTGRAD_PYTHON_PATH + " (PYTHONPATH)"
              : std::string("not built (install pybind11-dev and rebuild)"))
+     << "\n";
+  os << "  AMG:     "
+     << (amg_available() ? "built, hypre's BoomerAMG (--solver amg)"
+                         : "not built (install libhypre-dev and rebuild)")
      << "\n";
   os << "  BLAS:    " << blas_in_use() << "\n";
   os << "  threads: " << omp_get_max_threads() << " OpenMP threads, "

@@ -85,10 +85,10 @@ void add_gradient_options(CLI::App& cmd, GradientArgs& args) {
       ->check(CLI::NonNegativeNumber);
   cmd.add_option("--solver", args.overrides.solver,
                  "Forward linear solver (default: the scene's solver.linear)")
-      ->check(CLI::IsMember({"cholmod", "pcg", "matfree", "cuda"}));
+      ->check(CLI::IsMember({"cholmod", "pcg", "amg", "matfree", "cuda"}));
   cmd.add_option("--adjoint-solver", args.adjoint_solver,
                  "Adjoint linear solver (default: the forward solver)")
-      ->check(CLI::IsMember({"cholmod", "pcg", "matfree"}));
+      ->check(CLI::IsMember({"cholmod", "pcg", "amg", "matfree"}));
   cmd.add_option("--checkpoint", args.checkpoint,
                  "Store every K-th state and recompute the others in the backward pass (1: all; "
                  "0: K = sqrt(steps))")

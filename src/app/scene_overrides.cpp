@@ -46,11 +46,13 @@ void apply_overrides(const SceneOverrides& o, Scene& scene) {
   if (!solver.empty()) {
     LinearSolverOptions& linear = scene.options.linear;
     linear.kind = solver;
-    // CG without an assembled matrix has only the Jacobi preconditioner.
-    const bool matrix_free = linear.kind == "matfree" || linear.kind == "cuda";
-    if (matrix_free && linear.preconditioner != "jacobi") {
+    // CG without an assembled matrix has only the Jacobi preconditioner; "amg" has its own.
+    const bool own_preconditioner =
+        linear.kind == "matfree" || linear.kind == "cuda" || linear.kind == "amg";
+    if (own_preconditioner && linear.preconditioner != "jacobi") {
       log(LogLevel::Warn, "--solver " + linear.kind + ": the scene's '" + linear.preconditioner +
-                              "' preconditioner needs 'pcg'; using 'jacobi'");
+                              "' preconditioner needs 'pcg'; " +
+                              (linear.kind == "amg" ? "using multigrid" : "using 'jacobi'"));
       linear.preconditioner = "jacobi";
     }
   }
@@ -67,7 +69,7 @@ void add_common_options(CLI::App& command, SceneOverrides& o) {
                   "How .vtu frames store arrays: zlib (default), raw (binary) or ascii")
       ->check(CLI::IsMember({"zlib", "raw", "ascii"}));
   command.add_option("--solver", o.solver, "Linear solver (default: the scene's solver.linear)")
-      ->check(CLI::IsMember({"cholmod", "pcg", "matfree", "cuda"}));
+      ->check(CLI::IsMember({"cholmod", "pcg", "amg", "matfree", "cuda"}));
   command
       .add_option("--device", o.device,
                   "Where the linear solves run: cpu, or cuda (the GPU; needs a CUDA build)")

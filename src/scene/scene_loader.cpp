@@ -111,7 +111,8 @@ void read_solver(const ObjectReader& top, SimulationOptions& options) {
     make_linear_solver(options.linear);
   } catch (const InputError& e) {
     const bool preconditioner =
-        options.linear.kind == "matfree" && options.linear.preconditioner != "jacobi";
+        (options.linear.kind == "matfree" || options.linear.kind == "amg") &&
+        options.linear.preconditioner != "jacobi";
     solver.fail(preconditioner ? "preconditioner" : "linear", e.what());
   }
 }

@@ -92,9 +92,10 @@ constexpr KeySpec kSolverKeys[] = {
      Choice,
      "",
      {},
-     "cholmod|pcg|matfree|cuda",
+     "cholmod|pcg|amg|matfree|cuda",
      "cholmod",
-     "linear solver: Cholesky (CHOLMOD), CG on the assembled matrix, matrix-free CG, or CUDA CG"},
+     "linear solver: Cholesky (CHOLMOD), CG on the assembled matrix, CG preconditioned by "
+     "algebraic multigrid (hypre), matrix-free CG, or CUDA CG"},
     {"preconditioner",
      Choice,
      "",

@@ -1,6 +1,7 @@
 // The invariant path (ad/invariants.hpp) against the generic F-path AD, for every built-in material
 // with psi_invariants, 2D (plane strain) and 3D, near rest and strongly deformed: the two forms
-// of the density agree in value, and every derivative the kernels use agrees to ~1e-12.
+// of the density agree in value, and every derivative the kernels use agrees to ~1e-12, the
+// closed-form singular-frame Hessian of the PSD projection included.
 #include <doctest/doctest.h>
 
 #include <Eigen/Core>
@@ -172,8 +173,35 @@ void check_elements() {
   }
 }
 
+/// The singular-frame Hessian in closed form from the invariant derivatives at F equals the
+/// F-path AD's d^2 psi / dF^2 at diag(sigma) (the signed singular values of F).
+template <class Material, int d>
+void check_singular_frame() {
+  constexpr int D = d * d;
+  using Ref = FPath<Material>;
+  for (const auto& F : sample_gradients<Material, d>()) {
+    INFO(std::string(Material::kName) << " in " << d << "D, det F = " << det(F));
+    const auto p = sample_params<Material>();
+    Mat<double, d, d> U, V;
+    double sigma[d];
+    softgrad::signed_svd(F, U, sigma, V);
+    Mat<double, d, d> Sigma = softgrad::filled<double, d, d>(0.0);
+    for (int k = 0; k < d; ++k) Sigma(k, k) = sigma[k];
+    double psi = 0, P[D], A_ref[D * D];
+    REQUIRE(ad::density_hessian<Ref>(Sigma, p.data(), psi, P, A_ref));
+    const ad::InvariantBasis<d> b = ad::invariant_basis(F);
+    double dpsi[3], d2psi[9], Ap[D * D];
+    REQUIRE(ad::invariant_hessian<Material>(b.I, p.data(), psi, dpsi, d2psi));
+    ad::invariant_singular_frame_hessian<d>(sigma, dpsi, d2psi, Ap);
+    CHECK(vec(A_ref, D * D).norm() > 0.0);
+    CHECK(close(vec(Ap, D * D), vec(A_ref, D * D), kRtol));
+  }
+}
+
 template <class Material>
 void check_all() {
+  check_singular_frame<Material, 2>();
+  check_singular_frame<Material, 3>();
   check_values<Material, 2>();
   check_values<Material, 3>();
   check_density_derivatives<Material, 2>();

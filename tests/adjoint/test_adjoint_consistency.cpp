@@ -4,6 +4,7 @@
 
 #include "adjoint/gradient_check.hpp"
 #include "softgrad/errors.hpp"
+#include "solvers/cpu/amg_preconditioner.hpp"
 #include "support/finite_difference.hpp"
 
 namespace softgrad::test {
@@ -25,7 +26,8 @@ TEST_CASE("adjoint: every linear-solver backend gives the same gradient") {
   Problem p = cantilever_problem(3, 20);
   const GradientResult ref = adjoint_of(p, kMix);
   CHECK(ref.report.backend == "cholmod");
-  for (const std::string kind : {"pcg", "matfree"}) {
+  for (const std::string kind : {"pcg", "amg", "matfree"}) {
+    if (kind == "amg" && !amg_available()) continue;
     INFO(kind);
     AdjointOptions opt;
     opt.linear.kind = kind;

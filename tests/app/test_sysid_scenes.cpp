@@ -130,8 +130,10 @@ TEST_CASE("app/sysid scenes: cantilever - noisy recording - within the uncertain
   CHECK(f.report.rms_after == doctest::Approx(5e-4 * std::sqrt(2.0)).epsilon(0.2));
 }
 
+// "large": 42 s under the sanitizers; sysid's unit cases fit two experiments there.
 TEST_CASE(
-    "app/sysid scenes: cantilever - two noisy experiments - within the uncertainty, narrower") {
+    "app/sysid scenes: cantilever - two noisy experiments - within the uncertainty, narrower" *
+    doctest::test_suite("large")) {
   const MarkerScene base = load_marker_scene(scene_path("cantilever_sysid.json"));
   REQUIRE(base.scene.sysid.experiments.size() == 2);
   std::vector<MarkerScene> scenes;

@@ -4,6 +4,7 @@
 #include <doctest/doctest.h>
 
 #include "softgrad/trajectory.hpp"
+#include "solvers/cpu/amg_preconditioner.hpp"
 #include "support/tiny_models.hpp"
 
 using namespace softgrad;
@@ -49,7 +50,8 @@ TEST_CASE("integrator/inexact Newton: the exact directions' solution with fewer 
   // end point is within about that of its exact minimiser, and the errors of kSteps steps add.
   const double step_tolerance = 1e-9 * std::sqrt(0.8 * 0.8 + 0.2 * 0.2 * 2) * 0.01;
   const double bound = kSteps * step_tolerance;
-  for (const std::string linear : {"pcg", "matfree"}) {
+  for (const std::string linear : {"pcg", "amg", "matfree"}) {
+    if (linear == "amg" && !amg_available()) continue;
     CAPTURE(linear);
     const Run exact = swing(linear, 0.0);
     const Run inexact = swing(linear, 0.1);

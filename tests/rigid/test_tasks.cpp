@@ -91,7 +91,8 @@ TEST_CASE("rigid/tasks: the quadruped's gradient in its gait, its feet on the gr
   check_task_gradient("quadruped_rigid", 40, 1, 1e-6);
 }
 
-TEST_CASE("rigid/tasks: the ball throw and the arm train") {
+// "large": 30 s under the sanitizers, which cover the same code in the rigid-body units.
+TEST_CASE("rigid/tasks: the ball throw and the arm train" * doctest::test_suite("large")) {
   // A few Adam iterations on the scenes' own settings: the mean loss falls by a large factor.
   struct Case {
     const char* name;

@@ -110,7 +110,7 @@ TEST_CASE("scenes/schema: choices suggest the closest valid value") {
         "dynamic, static");
   CHECK(error_of(scene_json(R"("solver": {"linear": "cholmd"})")) ==
         "inline.json: /solver/linear: unknown value 'cholmd'; did you mean 'cholmod'? valid "
-        "values: cholmod, pcg, matfree, cuda");
+        "values: cholmod, pcg, amg, matfree, cuda");
   CHECK(error_of(scene_json(R"("solver": {"on_failure": "retry"})")) ==
         "inline.json: /solver/on_failure: unknown value 'retry'; valid values: stop, continue");
 }

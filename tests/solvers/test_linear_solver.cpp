@@ -78,9 +78,10 @@ TEST_CASE("solvers/linear_solver: the factory names its solvers") {
 TEST_CASE("solvers/linear_solver: the factory rejects unknown names and lists the valid ones") {
   LinearSolverOptions options;
   options.kind = "lu";
-  CHECK_THROWS_WITH_AS(make_linear_solver(options),
-                       "linear solver: unknown kind 'lu'; valid kinds: cholmod, pcg, matfree, cuda",
-                       InputError);
+  CHECK_THROWS_WITH_AS(
+      make_linear_solver(options),
+      "linear solver: unknown kind 'lu'; valid kinds: cholmod, pcg, amg, matfree, cuda",
+      InputError);
   options.kind = "pcg";
   options.preconditioner = "ilu";
   CHECK_THROWS_WITH_AS(make_linear_solver(options),

@@ -137,24 +137,50 @@ SOFTGRAD_HD void chain_hessian(const ElementShape<d>& s, const double* A, double
     }
 }
 
+/// A <- A_+ for a density in invariant form, whose invariant derivatives dpsi (3) and d2psi
+/// (3 x 3) at F are known: the singular-frame Hessian then comes in closed form
+/// (invariant_singular_frame_hessian), without evaluating the material again.
+template <int d>
+SOFTGRAD_HD void project_invariant_density_hessian(const Mat<double, d, d>& F, const double* dpsi,
+                                                   const double* d2psi, double* A) {
+  constexpr int D = d * d;
+  Mat<double, d, d> U;
+  Mat<double, d, d> V;
+  double sigma[d];
+  signed_svd(F, U, sigma, V);
+  double A_rot[D * D];
+  invariant_singular_frame_hessian<d>(sigma, dpsi, d2psi, A_rot);
+  clamp_negative_modes<d>(U, V, A_rot, A);
+}
+
 /// A <- A_+, the PSD projection of A = d^2 psi / dF^2 at F, for an isotropic material: its
 /// negative modes in F's singular frame are removed (isotropic_projection.hpp). False if the
 /// tape overflowed.
 template <class Material, int d>
 SOFTGRAD_HD bool project_isotropic_density_hessian(const Mat<double, d, d>& F, const double* p,
                                                    double* A) {
-  constexpr int D = d * d;
-  Mat<double, d, d> U;
-  Mat<double, d, d> V;
-  double sigma[d];
-  signed_svd(F, U, sigma, V);
-  Mat<double, d, d> Sigma = filled<double, d, d>(0.0);
-  for (int k = 0; k < d; ++k) Sigma(k, k) = sigma[k];
-  double psi = 0.0;
-  double P_rot[D];
-  double A_rot[D * D];
-  if (!density_hessian<Material>(Sigma, p, psi, P_rot, A_rot)) return false;
-  clamp_negative_modes<d>(U, V, A_rot, A);
+  if constexpr (HasInvariantForm<Material>) {
+    const InvariantBasis<d> b = invariant_basis(F);
+    double psi = 0.0;
+    double dpsi[3];
+    double d2psi[9];
+    if (!invariant_hessian<Material>(b.I, p, psi, dpsi, d2psi)) return false;
+    project_invariant_density_hessian<d>(F, dpsi, d2psi, A);
+  } else {
+    // The singular-frame Hessian by the material's own derivatives at diag(sigma).
+    constexpr int D = d * d;
+    Mat<double, d, d> U;
+    Mat<double, d, d> V;
+    double sigma[d];
+    signed_svd(F, U, sigma, V);
+    Mat<double, d, d> Sigma = filled<double, d, d>(0.0);
+    for (int k = 0; k < d; ++k) Sigma(k, k) = sigma[k];
+    double psi = 0.0;
+    double P_rot[D];
+    double A_rot[D * D];
+    if (!density_hessian<Material>(Sigma, p, psi, P_rot, A_rot)) return false;
+    clamp_negative_modes<d>(U, V, A_rot, A);
+  }
   return true;
 }
 
@@ -180,6 +206,21 @@ ElementStatus element_hessian(const ElementShape<d>& s, const double* x, const d
   double P[D];
   double A[D * D];
   double psi = 0.0;
+  if constexpr (HasInvariantForm<Material>) {
+    // density_hessian's steps, keeping the invariant derivatives for the projection.
+    const InvariantBasis<d> b = invariant_basis(F);
+    double dpsi[3];
+    double d2psi[9];
+    if (!invariant_hessian<Material>(b.I, p, psi, dpsi, d2psi)) return ElementStatus::TapeOverflow;
+    invariant_stress(b, dpsi, P);
+    invariant_stress_differential(b, dpsi, d2psi, A);
+    energy = s.volume * psi;
+    apply_shape_transpose(s, P, s.volume, g);
+    if (project && !positive_definite<D>(A))
+      project_invariant_density_hessian<d>(F, dpsi, d2psi, A);
+    chain_hessian(s, A, H);
+    return ElementStatus::Ok;
+  }
   if (!density_hessian<Material>(F, p, psi, P, A)) return ElementStatus::TapeOverflow;
   energy = s.volume * psi;
   apply_shape_transpose(s, P, s.volume, g);

@@ -203,6 +203,61 @@ SOFTGRAD_HD void invariant_stress_differential(const InvariantBasis<d>& b, const
   detail::add_determinant_hessian(b.F, dpsi[2], A);
 }
 
+/// A' = d^2 psi / dF'^2 at F' = diag(sigma), the singular-frame form of the Hessian (D x D,
+/// row-major; D = d^2), from the invariant derivatives taken at F: the invariants do not change
+/// under F = U diag(sigma) V^T, so neither do dpsi and d2psi. At a diagonal F' the invariants'
+/// gradients are diagonal, g_k = diag(dI_k / dsigma), so only the blocks that clamp_negative_modes
+/// reads are nonzero:
+///
+///     stretch (F'_kk, F'_ll):  sum_ab Psi_ab gh_a[k] gh_b[l] + (2 Psi_I + 12 Psi_II sigma_k^2)
+///     d_kl
+///                              + Psi_J sigma_m (k != l; m the third index, 1 in 2D),
+///     pair (F'_kl, F'_lk):     [[c, e], [e, c]],  c = 2 Psi_I + 4 Psi_II (sigma_k^2 + sigma_l^2),
+///                              e = 4 Psi_II sigma_k sigma_l - Psi_J sigma_m,
+///
+/// with gh_I = 2 sigma, gh_II = 4 sigma^3, gh_J[k] = the product of the other sigmas. Writes every
+/// entry of Ap (zeros outside the blocks). No AD: a few dozen flops.
+template <int d>
+SOFTGRAD_HD void invariant_singular_frame_hessian(const double* sigma, const double* dpsi,
+                                                  const double* d2psi, double* Ap) {
+  constexpr int D = d * d;
+  for (int r = 0; r < D * D; ++r) Ap[r] = 0.0;
+  double gh[3][d];
+  for (int k = 0; k < d; ++k) {
+    double others = 1.0;
+    for (int m = 0; m < d; ++m)
+      if (m != k) others *= sigma[m];
+    gh[0][k] = 2.0 * sigma[k];
+    gh[1][k] = 4.0 * sigma[k] * sigma[k] * sigma[k];
+    gh[2][k] = others;
+  }
+  // sigma_m for the pair (k, l): the third singular value in 3D, 1 (F_33) in 2D.
+  const auto third = [&](int k, int l) { return d == 3 ? sigma[3 - k - l] : 1.0; };
+  for (int k = 0; k < d; ++k)
+    for (int l = 0; l < d; ++l) {
+      double a = 0.0;
+      for (int i = 0; i < 3; ++i)
+        for (int j = 0; j < 3; ++j) a += d2psi[i * 3 + j] * gh[i][k] * gh[j][l];
+      if (k == l) {
+        a += 2.0 * dpsi[0] + 12.0 * dpsi[1] * sigma[k] * sigma[k];
+      } else {
+        a += dpsi[2] * third(k, l);
+      }
+      Ap[(k * d + k) * D + l * d + l] = a;
+    }
+  for (int k = 0; k < d; ++k)
+    for (int l = k + 1; l < d; ++l) {
+      const int kl = k * d + l;
+      const int lk = l * d + k;
+      const double c = 2.0 * dpsi[0] + 4.0 * dpsi[1] * (sigma[k] * sigma[k] + sigma[l] * sigma[l]);
+      const double e = 4.0 * dpsi[1] * sigma[k] * sigma[l] - dpsi[2] * third(k, l);
+      Ap[kl * D + kl] = c;
+      Ap[lk * D + lk] = c;
+      Ap[kl * D + lk] = e;
+      Ap[lk * D + kl] = e;
+    }
+}
+
 /// dP = (dP/dF)[dF] from dpsi and the invariant tangent dPsi_k = sum_l Psi_kl (g_l : dF).
 template <int d>
 SOFTGRAD_HD void invariant_stress_product(const InvariantBasis<d>& b, const double* dpsi,

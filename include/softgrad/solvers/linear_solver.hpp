@@ -76,10 +76,12 @@ class LinearSolver {
 /// Options selecting and configuring a LinearSolver by name. The CG settings are ignored by
 /// "cholmod".
 struct LinearSolverOptions {
-  /// "cholmod" (supernodal Cholesky), "pcg" (CG on the assembled matrix), "matfree" (CG through
-  /// the LinearOperator interface), "cuda" (needs -DSOFTGRAD_WITH_CUDA=ON).
+  /// "cholmod" (supernodal Cholesky), "pcg" (CG on the assembled matrix), "amg" (CG on the
+  /// assembled matrix preconditioned by algebraic multigrid; needs hypre, libhypre-dev),
+  /// "matfree" (CG through the LinearOperator interface), "cuda" (needs -DSOFTGRAD_WITH_CUDA=ON).
   std::string kind = "cholmod";
-  /// CG preconditioner: "jacobi" or "ichol" (incomplete Cholesky; "pcg" only).
+  /// CG preconditioner: "jacobi", "block_jacobi" or "ichol" (incomplete Cholesky); the last two
+  /// for "pcg" only.
   std::string preconditioner = "jacobi";
   double rel_tol = 1e-10;      ///< CG stops when ||b - A x|| <= max(rel_tol ||b||, abs_tol).
   double abs_tol = 0.0;        ///< Absolute CG tolerance (same units as b).
@@ -89,7 +91,8 @@ struct LinearSolverOptions {
 
 /// Builds the solver named by `options`.
 /// @throws InputError for an unknown kind or preconditioner (the message lists the valid names),
-///         an invalid tolerance or iteration limit, and for "cuda" in a build without CUDA.
+///         an invalid tolerance or iteration limit, for "cuda" in a build without CUDA and for
+///         "amg" in a build without hypre.
 std::unique_ptr<LinearSolver> make_linear_solver(const LinearSolverOptions& options);
 
 /// True if |A(i, j) - A(j, i)| <= rel_tol * max |A| for every stored entry (a missing mirror
