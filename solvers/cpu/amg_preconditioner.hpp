@@ -1,8 +1,8 @@
 /// @file amg_preconditioner.hpp
 /// Algebraic multigrid preconditioner: one V-cycle of hypre's BoomerAMG (Debian's libhypre-dev)
 /// per CG iteration. Its hierarchy is set up from one matrix and kept while CG still converges
-/// fast with it: the Newton matrices of neighbouring iterations and steps differ little, and a
-/// set-up costs several times a solve.
+/// fast with it: the Newton matrices of one step differ little, and a set-up costs several times
+/// a solve. (Newton has PcgSolver forget it as each step begins: LinearSolver::forget_history.)
 #pragma once
 
 #include <Eigen/Core>

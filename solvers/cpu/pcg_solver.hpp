@@ -23,8 +23,8 @@ enum class PcgPreconditioner {
 
 /// CG on an assembled matrix.
 ///  - analyze(): the incomplete Cholesky ordering (nothing for Jacobi).
-///  - factorize(): copies A and builds the preconditioner (AMG: only when the pattern is new or
-///    the kept hierarchy has become slow, see AmgRefresh).
+///  - factorize(): copies A and builds the preconditioner (AMG: only when the pattern is new,
+///    the kept hierarchy has become slow (see AmgRefresh) or after forget_history()).
 ///  - solve(): warm-started CG with the stored matrix and preconditioner.
 class PcgSolver final : public LinearSolver {
  public:
@@ -45,6 +45,9 @@ class PcgSolver final : public LinearSolver {
   /// solve() stopping at max(rel_tol, options().rel_tol) (inexact Newton).
   LinearSolveReport solve_inexact(const Eigen::VectorXd& b, Eigen::VectorXd& x,
                                   double rel_tol) override;
+
+  /// AMG: the next factorize() sets a hierarchy up for its own matrix.
+  void forget_history() override { amg_refresh_.invalidate(); }
 
   /// The stopping rules.
   const CgOptions& options() const { return options_; }

@@ -158,6 +158,8 @@ bool reusable(const NewtonLinearSolver& solver, const NewtonOptions& options, do
 NewtonReport newton_solve(IncrementalPotential& phi, NewtonLinearSolver solver,
                           const NewtonOptions& options, double step_tolerance, Eigen::VectorXd& x) {
   NewtonReport r;
+  // A step depends on its own inputs only (a multigrid hierarchy is kept within the step).
+  if (solver.assembled) solver.assembled->forget_history();
   // Energies and gradients come together (value_and_gradient): an accepted line-search point
   // is the next iterate, and its gradient is then already known.
   Eigen::VectorXd g(x.size()), rhs(x.size()), dx(x.size()), x_try(x.size()), g_try(x.size());

@@ -71,6 +71,12 @@ class LinearSolver {
   /// True for direct solvers, whose solve() with a kept factorization is cheap against
   /// factorize() (Newton then reuses it for chord steps).
   virtual bool is_direct() const { return false; }
+
+  /// Drops what earlier matrices left behind for later ones (the multigrid hierarchy "amg"
+  /// keeps while it serves), so that the next solves depend on their own matrices only. Newton
+  /// calls it as each step begins: a step's result is then a function of its inputs alone,
+  /// bit for bit, whatever ran on the solver before (other rollouts, finite differences).
+  virtual void forget_history() {}
 };
 
 /// Options selecting and configuring a LinearSolver by name. The CG settings are ignored by
