@@ -200,14 +200,15 @@ void check_singular_frame() {
 
 template <class Material>
 void check_all() {
-  check_singular_frame<Material, 2>();
-  check_singular_frame<Material, 3>();
   check_values<Material, 2>();
   check_values<Material, 3>();
   check_density_derivatives<Material, 2>();
   check_density_derivatives<Material, 3>();
   check_elements<Material, 2>();
   check_elements<Material, 3>();
+  // Last: the random states of the checks above stay those they were written with.
+  check_singular_frame<Material, 2>();
+  check_singular_frame<Material, 3>();
 }
 
 }  // namespace
