@@ -9,6 +9,7 @@
 
 #include "softgrad/scene.hpp"
 #include "softgrad/simulator.hpp"
+#include "solvers/cpu/amg_preconditioner.hpp"
 
 using namespace softgrad;
 
@@ -172,6 +173,32 @@ TEST_CASE("scenes/scene_files: the armadillo loads and takes a step" *
   MESSAGE("armadillo: load " << std::chrono::duration<double>(loaded - start).count() << " s, step "
                              << std::chrono::duration<double>(stepped - loaded).count() << " s ("
                              << report.iterations << " Newton iterations)");
+}
+
+// The big-mesh scene on multigrid CG, one step (about 10 s; "large": optimised builds only).
+// From rest, the stress a step sets up travels c dt = sqrt(E / rho) dt = 0.1 m from the clamp,
+// so the free end 0.8 m away only falls under gravity: by g dt^2 in backward Euler.
+TEST_CASE("scenes/scene_files: the long beam on multigrid - its free end falls by g dt^2" *
+          doctest::test_suite("large")) {
+  const Scene scene = load_scene(scene_dir() / "long_beam.json");
+  CHECK(scene.model->n_verts == 97 * 25 * 25);  // 96 x 24 x 24 cells of 6 tets
+  CHECK(scene.options.linear.kind == "amg");
+  if (!amg_available()) return;  // the scene loads; stepping it needs hypre
+  Simulator sim(scene.model, scene.options);
+  State s = sim.rest_state();
+  const NewtonReport report = sim.step(s);
+  CAPTURE(report.message);
+  REQUIRE(report.converged());
+  CHECK(report.linear_iterations > 0);
+  const double dt = scene.options.dt;
+  int tip = 0;
+  for (int v = 0; v < scene.model->n_verts; ++v) {
+    if (scene.model->X[3 * v] < 0.8 - 1e-9) continue;
+    ++tip;
+    CHECK(s.x[3 * v + 1] - scene.model->X[3 * v + 1] ==
+          doctest::Approx(-9.81 * dt * dt).epsilon(1e-6));
+  }
+  CHECK(tip == 25 * 25);
 }
 
 // The CI-sized Armadillo: the shipped scene (all 54,855 tets, default settings) for its first
