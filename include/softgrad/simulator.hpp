@@ -37,6 +37,14 @@ struct NewtonOptions {
   /// anything else falls back to a Newton step. 0 disables chord steps. 2D quadruped: 3.73 ->
   /// 2.69 factorizations per step, forward runs ~15% cheaper (benchmarks/locomotion_speed).
   double chord_window = 1e4;
+  /// Where a factorization costs at least this many solves with it
+  /// (LinearSolver::factorization_cost_in_solves: CHOLMOD's flops), chord steps follow every
+  /// full step, whatever its length: a refused chord try then costs a fraction of what a kept
+  /// factorization saves. The Armadillo (54,855 tets, cost 81 solves): 3.1 -> 1.05
+  /// factorizations per step; soft_on_bone (18): 1.5x faster steps; small scenes (cost 2-5,
+  /// with contact) lost up to 17% with chord steps after every step, those at 7.7 gained 30%
+  /// (benchmarks/armadillo.py, scenes/*.json). Needs chord_window > 0.
+  double chord_always_cost = 6.0;
   /// The largest ratio of a taken chord step to the step before it, in [0, 1): it bounds the
   /// rate of the chord steps' linear convergence, so a solve that ends on a chord step ends
   /// within c / (1 - c) tolerances of the solution. 0: chord steps only end a solve.

@@ -118,6 +118,7 @@ struct CholmodSolver::Impl {
   LinearSolveReport factor_report;
   bool factorized = false;  // factorize() was called (successfully or not)
   int analyses = 0;
+  double cost_in_solves = 0.0;  // the analysis's factorization flops over a solve's
 
   Impl() {
     cholmod_start(&common);
@@ -167,6 +168,7 @@ struct CholmodSolver::Impl {
     SOFTGRAD_CHECK(L != nullptr && common.status >= CHOLMOD_OK,
                    "cholmod_analyze failed: " << cholmod_status_name(common.status));
     ++analyses;
+    cost_in_solves = common.lnz > 0.0 ? common.fl / (4.0 * common.lnz) : 0.0;
     planned.reset();
     if (!L->is_super)
       planned = PlannedCholesky::plan(A, static_cast<const int*>(L->Perm), kMaxPlannedUpdates);
@@ -179,6 +181,8 @@ CholmodSolver::~CholmodSolver() = default;
 std::string CholmodSolver::name() const { return "cholmod"; }
 
 int CholmodSolver::analysis_count() const { return impl_->analyses; }
+
+double CholmodSolver::factorization_cost_in_solves() const { return impl_->cost_in_solves; }
 
 void CholmodSolver::analyze(const SparseMatrix& A) {
   detail::check_symmetric_input(A, "CholmodSolver::analyze");

@@ -137,7 +137,14 @@ Chord chord_step(IncrementalPotential& phi, LinearSolver& solver, double step_to
     return Chord::Rejected;
   x_try = x + dx;
   const double e = phi.value_and_gradient(x_try, g_try);
-  if (!std::isfinite(e) || !(e <= energy + 1e-4 * slope)) return Chord::Rejected;
+  if (!std::isfinite(e)) return Chord::Rejected;
+  // A predicted decrease below Phi's round-off cannot be seen in the energy (as for Newton
+  // steps): the gradient judges the step instead (the Armadillo: 1 in 3 chord steps a few
+  // tolerances long were refused for it, each costing a factorization).
+  const bool round_off = -slope <= 64.0 * std::numeric_limits<double>::epsilon() * std::abs(energy);
+  const bool decreases = round_off ? g_try.lpNorm<Eigen::Infinity>() < g.lpNorm<Eigen::Infinity>()
+                                   : e <= energy + 1e-4 * slope;
+  if (!decreases) return Chord::Rejected;
   x.swap(x_try);
   g.swap(g_try);
   ++r.iterations;
@@ -146,11 +153,16 @@ Chord chord_step(IncrementalPotential& phi, LinearSolver& solver, double step_to
   return Chord::Accepted;
 }
 
-/// Whether a full step of `step_norm` leaves a factorization worth reusing for the final step.
+/// Whether a full step of `step_norm` leaves a factorization worth reusing for chord steps:
+/// within chord_window tolerances, or any full step where a factorization costs at least
+/// chord_always_cost solves (then a failed chord try costs little against what a kept
+/// factorization saves).
 bool reusable(const NewtonLinearSolver& solver, const NewtonOptions& options, double step_norm,
               double step_tolerance) {
-  return solver.assembled != nullptr && solver.assembled->is_direct() &&
-         step_norm <= options.chord_window * step_tolerance;
+  if (solver.assembled == nullptr || !solver.assembled->is_direct() || options.chord_window <= 0.0)
+    return false;
+  return step_norm <= options.chord_window * step_tolerance ||
+         solver.assembled->factorization_cost_in_solves() >= options.chord_always_cost;
 }
 
 }  // namespace

@@ -101,6 +101,7 @@ void read_solver(const ObjectReader& top, SimulationOptions& options) {
   options.newton.project_hessian = solver.boolean("project_hessian");
   options.newton.exact_hessian_first = solver.boolean("exact_hessian_first");
   options.newton.chord_window = solver.number("chord_window");
+  options.newton.chord_always_cost = solver.number("chord_always_cost");
   options.newton.chord_contraction = solver.number("chord_contraction");
   options.newton.correct_directions = solver.boolean("correct_directions");
   options.newton.max_forcing = solver.number("max_forcing");

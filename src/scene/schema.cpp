@@ -130,6 +130,9 @@ constexpr KeySpec kSolverKeys[] = {
     {"chord_window", Number, "", kNonNegative, "", "1e4",
      "with a direct solver: after a full step within this many tolerances, try the next steps "
      "as chord steps with the same factorization (0: never)"},
+    {"chord_always_cost", Number, "", kNonNegative, "", "6",
+     "with a direct solver whose factorization costs at least this many solves (flops): try "
+     "chord steps after every full step, whatever its length"},
     {"chord_contraction", Number, "", kUnitInterval, "", "0.3",
      "a chord step is taken if it is at most this fraction of the step before it (and "
      "decreases the energy); 0: chord steps only end a solve"},

@@ -54,6 +54,7 @@ TEST_CASE("scenes/scene_loader: a minimal scene gets the documented defaults") {
   CHECK(scene.options.newton.project_hessian == defaults.newton.project_hessian);
   CHECK(scene.options.newton.exact_hessian_first == defaults.newton.exact_hessian_first);
   CHECK(scene.options.newton.chord_window == defaults.newton.chord_window);
+  CHECK(scene.options.newton.chord_always_cost == defaults.newton.chord_always_cost);
   CHECK(scene.options.newton.chord_contraction == defaults.newton.chord_contraction);
   CHECK(scene.options.newton.correct_directions == defaults.newton.correct_directions);
   CHECK(scene.options.linear.kind == defaults.linear.kind);
@@ -88,7 +89,8 @@ TEST_CASE("scenes/scene_loader: top-level settings reach the Scene") {
       "solver": {"linear": "pcg", "preconditioner": "ichol", "cg_tolerance": 1e-8,
                  "cg_max_iterations": 50, "newton_tolerance": 1e-6, "newton_max_iterations": 7,
                  "line_search_max_halvings": 9, "project_hessian": false,
-                 "exact_hessian_first": false, "chord_window": 0, "chord_contraction": 0.5,
+                 "exact_hessian_first": false, "chord_window": 0, "chord_always_cost": 2,
+                 "chord_contraction": 0.5,
                  "correct_directions": false, "on_failure": "continue"},
       "output": {"directory": "/tmp/demo", "every": 0, "vtu": false})"));
   CHECK(scene.name == "demo");
@@ -105,6 +107,7 @@ TEST_CASE("scenes/scene_loader: top-level settings reach the Scene") {
   CHECK_FALSE(scene.options.newton.project_hessian);
   CHECK_FALSE(scene.options.newton.exact_hessian_first);
   CHECK(scene.options.newton.chord_window == 0.0);
+  CHECK(scene.options.newton.chord_always_cost == 2.0);
   CHECK(scene.options.newton.chord_contraction == 0.5);
   CHECK_FALSE(scene.options.newton.correct_directions);
   CHECK(scene.options.on_failure == FailurePolicy::Continue);

@@ -72,6 +72,11 @@ class LinearSolver {
   /// factorize() (Newton then reuses it for chord steps).
   virtual bool is_direct() const { return false; }
 
+  /// For direct solvers: what a factorization costs in solves with it (its flops over a solve's,
+  /// from the last analysis). Newton tries chord steps after every full step when this is large
+  /// (NewtonOptions::chord_window). 0 where unknown.
+  virtual double factorization_cost_in_solves() const { return 0.0; }
+
   /// Drops what earlier matrices left behind for later ones (the multigrid hierarchy "amg"
   /// keeps while it serves), so that the next solves depend on their own matrices only. Newton
   /// calls it as each step begins: a step's result is then a function of its inputs alone,

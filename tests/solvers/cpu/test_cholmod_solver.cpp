@@ -119,5 +119,31 @@ TEST_CASE("solvers/cholmod_solver: misuse throws, non-finite values are reported
   CHECK(solver.factorize(A).status == Status::NumericalFailure);
 }
 
+TEST_CASE("solvers/cholmod_solver: a factorization's cost in solves follows its flop count") {
+  // CHOLMOD counts sum_j nnz(L(:, j))^2 flops for a factorization and a solve takes 4 nnz(L):
+  // a diagonal matrix costs a quarter of a solve, a dense one of size n (2n + 1) / 12 solves,
+  // and a 3D grid's nested fill makes the ratio grow with the grid (what Newton's chord steps
+  // use to tell an expensive factorization).
+  CholmodSolver solver;
+  CHECK(solver.factorization_cost_in_solves() == 0.0);  // nothing analysed yet
+  SparseMatrix diagonal(50, 50);
+  diagonal.setIdentity();
+  solver.analyze(diagonal);
+  CHECK(solver.factorization_cost_in_solves() == doctest::Approx(0.25));
+  const int n = 60;
+  Eigen::MatrixXd M = Eigen::MatrixXd::Random(n, n);
+  const Eigen::MatrixXd dense = M * M.transpose() + n * Eigen::MatrixXd::Identity(n, n);
+  solver.analyze(dense.sparseView());
+  CHECK(solver.factorization_cost_in_solves() == doctest::Approx((2.0 * n + 1.0) / 12.0));
+  double previous = 0.0;
+  for (int size : {4, 8, 16}) {
+    solver.analyze(test::laplacian_3d(size, 0.5));
+    const double cost = solver.factorization_cost_in_solves();
+    CAPTURE(size);
+    CHECK(cost > previous);
+    previous = cost;
+  }
+}
+
 }  // namespace
 }  // namespace softgrad
