@@ -76,6 +76,7 @@ def main(argv=None):
             "steps_requested": summary["steps_requested"],
             "max_inverted_elements": summary["max_inverted_elements"],
             "newton_per_step": summary["mean_newton_iterations"],
+            "factorizations_per_step": sum(summary["factorizations"]) / max(steps, 1),
             "stepping_s_per_step": stepping / max(steps, 1),
             "wall_s_per_step_with_frames": wall / max(steps, 1),
             "setup_s": summary["setup_time_s"], "peak_rss_mb": peak_kb / 1024.0,

@@ -524,7 +524,8 @@ def armadillo():
              f"{a['max_inverted_elements']} inverted elements; {a['stepping_s_per_step']:.3f} s per "
              f"step ({verdict} the target of {a['target_s_per_step']} s), "
              f"{a['wall_s_per_step_with_frames']:.3f} s with its frames written, "
-             f"{a['newton_per_step']:.2f} Newton iterations per step, set-up "
+             f"{a['newton_per_step']:.2f} Newton iterations per step (chord steps included) "
+             f"with {a['factorizations_per_step']:.2f} factorisations, set-up "
              f"{a['setup_s']:.2f} s, peak memory {a['peak_rss_mb']:.0f} MB.", ""]
     for v in d["softer"]:
         falls = ", ".join(f"{f:.2f} m after {k} steps" for k, f in v["head_fall_m"].items())

@@ -31,6 +31,7 @@ struct StepRecord {
   double time = 0.0;  ///< t after the step [s]
   int newton_iterations = 0;
   int linear_iterations = 0;      ///< CG iterations summed over the Newton iterations (0: direct)
+  int factorizations = 0;         ///< matrices factorised (direct solvers; chord steps need none)
   bool converged = true;          ///< false only under FailurePolicy::Continue
   double kinetic_energy = 0.0;    ///< [J]
   double potential_energy = 0.0;  ///< [J]

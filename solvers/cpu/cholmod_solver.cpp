@@ -65,8 +65,11 @@ const char* cholmod_status_name(int status) {
 }
 
 // A read-only cholmod_sparse view of a compressed Eigen matrix (no copy): CHOLMOD's column
-// pointers, row indices and values are Eigen's, and stype = -1 makes it read the lower triangle.
-cholmod_sparse sparse_view(const SparseMatrix& A) {
+// pointers, row indices and values are Eigen's. Both triangles are stored, so CHOLMOD may read
+// either: stype = -1 the lower one, +1 the upper one. A supernodal factorization of a permuted
+// matrix copies the upper one once and the lower one twice (cholmod_factorize_p's ptransposes:
+// 5% of the Armadillo's step), a simplicial one the lower one once.
+cholmod_sparse sparse_view(const SparseMatrix& A, int stype = -1) {
   SOFTGRAD_ASSERT(A.isCompressed());
   cholmod_sparse view{};
   view.nrow = static_cast<size_t>(A.rows());
@@ -75,7 +78,7 @@ cholmod_sparse sparse_view(const SparseMatrix& A) {
   view.p = const_cast<int*>(A.outerIndexPtr());
   view.i = const_cast<int*>(A.innerIndexPtr());
   view.x = const_cast<double*>(A.valuePtr());
-  view.stype = -1;
+  view.stype = stype;
   view.itype = CHOLMOD_INT;
   view.xtype = CHOLMOD_REAL;
   view.dtype = CHOLMOD_DOUBLE;
@@ -212,7 +215,7 @@ LinearSolveReport CholmodSolver::factorize(const SparseMatrix& A) {
   if (s.planned) {
     failed = s.planned->factorize(s.A.valuePtr());
   } else {
-    cholmod_sparse view = sparse_view(s.A);
+    cholmod_sparse view = sparse_view(s.A, s.L->is_super ? 1 : -1);
     const SerialOpenMP serial;
     ok = cholmod_factorize(&view, s.L, &s.common) && s.common.status >= CHOLMOD_OK;
     if (s.common.status == CHOLMOD_NOT_POSDEF) failed = static_cast<Eigen::Index>(s.L->minor);

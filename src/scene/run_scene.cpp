@@ -49,8 +49,8 @@ void step_loop(Simulator& sim, const Scene& scene, const RunOptions& options, Ro
       break;
     }
     s = std::move(next);
-    result.steps.push_back({k, s.t, report.iterations, report.linear_iterations, report.converged(),
-                            sim.kinetic_energy(s.v),
+    result.steps.push_back({k, s.t, report.iterations, report.linear_iterations,
+                            report.factorizations, report.converged(), sim.kinetic_energy(s.v),
                             sim.potential_energy(s.x, rollout.parameters, s.t), wall,
                             count_inverted_elements(sim.model(), s.x)});
     if (frames && k % scene.output.every == 0) frames->write(s, k);

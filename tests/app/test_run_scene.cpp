@@ -39,8 +39,13 @@ TEST_CASE("app/run_scene: a completed run writes frames, a collection and its su
   CHECK(j["failed_step"].is_null());
   CHECK(j["message"] == "");
   CHECK(j["threads"].get<int>() >= 1);
-  for (const char* key : {"time", "newton_iterations", "linear_iterations", "wall_time_s"})
+  for (const char* key :
+       {"time", "newton_iterations", "linear_iterations", "factorizations", "wall_time_s"})
     CHECK_MESSAGE(j[key].size() == 4, key);
+  for (int k = 0; k < 4; ++k) {  // CHOLMOD: each step factorises, chord steps reuse
+    CHECK(j["factorizations"][k].get<int>() >= 1);
+    CHECK(j["factorizations"][k].get<int>() <= j["newton_iterations"][k].get<int>());
+  }
   CHECK(j["time"][3].get<double>() == doctest::Approx(0.04));
   CHECK(j["newton_iterations"][0].get<int>() >= 1);
   CHECK(j["unconverged_steps"].empty());

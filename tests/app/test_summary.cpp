@@ -14,7 +14,7 @@ TEST_CASE("app/summary: a run's summary holds per-step arrays and the failure") 
   RunResult r;
   r.status = RunStatus::NewtonFailed;
   r.steps_requested = 5;
-  r.steps = {{1, 0.01, 3, 0, true, 1.0, -2.0, 0.5}, {2, 0.02, 5, 7, false, 2.0, -4.0, 1.5}};
+  r.steps = {{1, 0.01, 3, 0, 2, true, 1.0, -2.0, 0.5}, {2, 0.02, 5, 7, 0, false, 2.0, -4.0, 1.5}};
   r.failed_step = 3;
   r.failure.status = NewtonReport::Status::LineSearchFailed;
   r.message = "no descent";
@@ -34,6 +34,7 @@ TEST_CASE("app/summary: a run's summary holds per-step arrays and the failure") 
   CHECK(j["steps_completed"] == 2);
   CHECK(j["newton_iterations"] == nlohmann::ordered_json::array({3, 5}));
   CHECK(j["linear_iterations"] == nlohmann::ordered_json::array({0, 7}));
+  CHECK(j["factorizations"] == nlohmann::ordered_json::array({2, 0}));
   CHECK(j["wall_time_s"] == nlohmann::ordered_json::array({0.5, 1.5}));
   CHECK(j["energy"]["total"] == nlohmann::ordered_json::array({-1.0, -2.0}));
   CHECK(j["unconverged_steps"] == nlohmann::ordered_json::array({2}));

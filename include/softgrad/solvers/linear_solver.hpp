@@ -4,7 +4,7 @@
 /// is in linear_solve_report.hpp.
 ///
 /// Matrices are `SparseMatrix` (column-major, int indices) in full symmetric storage: both
-/// triangles are stored and A(i, j) == A(j, i). Every solver relies on it (CHOLMOD reads the lower
+/// triangles are stored and A(i, j) == A(j, i). Every solver relies on it (CHOLMOD reads one
 /// triangle only, the CG solvers use A^T x == A x for a row-parallel product).
 #pragma once
 
