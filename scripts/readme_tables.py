@@ -201,6 +201,17 @@ def peer_pytorch():
             rows.append(f"| {size['tets']:,} | {size['steps']} | {side} | "
                         f"{v['forward_s_per_step']:.3g} | {v['backward_s_per_step']:.3g} | "
                         f"{v['newton_per_step']:.2f} | {cg} | {fwd} | {bwd} | {agreement} |")
+    t = d["target_summary"]
+    verdicts = []
+    for key, what in (("softgrad_forward", "forward"), ("softgrad_backward", "backward"),
+                      ("matfree_forward", "matfree forward"),
+                      ("matfree_backward", "matfree backward")):
+        g = t[key]
+        side = f" ({g['backend']})" if "backend" in g else ""
+        verdicts.append(f"{what}{side} {g['ratio']:.1f}x of {g['target']:g}x "
+                        f"({'met' if g['meets'] else 'not met'})")
+    rows += ["", f"At {t['tets']:,} tets, the best backend in each direction: "
+             + "; ".join(verdicts) + "."]
     return rows
 
 
