@@ -72,18 +72,31 @@ class HessianAssembler {
   SparseMatrix& matrix() { return H_; }
 
  private:
+  // The pattern is made of dense dim x dim vertex blocks: block (w, v) sits in the columns of
+  // vertex v at rows w * dim.., at value index block_start_[b] + j * column_length_ + i for
+  // entry (i, j), where column_length_ is that of v's columns. Blocks are numbered column
+  // vertex by column vertex, rows ascending.
   struct Plan {
-    int n_local = 0;            ///< entries per stencil
-    std::vector<int> nz_begin;  ///< per nonzero: start in contrib (CSR over nonzeros)
-    std::vector<int> contrib;   ///< flat local-entry indices (stencil * n_local + k)
-    std::vector<int> target;    ///< per local entry: its value index (serial scatter)
+    int n_local = 0;  ///< entries per stencil
+    int m = 0;        ///< rows (and columns) of a stencil's local matrix
+    /// Parallel gather, per block: the local blocks that land on it (CSR over blocks), each as
+    /// the index of its (0, 0) entry (stencil * n_local + row * m + column), stencils ascending.
+    std::vector<int> block_begin;
+    std::vector<int> block_sources;
+    std::vector<int> target;  ///< serial scatter (small matrices): each local entry's value index
   };
   SparseMatrix H_;
-  std::vector<int> diagonal_;  ///< value index of H(i, i)
+  std::vector<int> diagonal_;      ///< value index of H(i, i)
+  std::vector<int> block_start_;   ///< per block: value index of its (0, 0) entry
+  std::vector<int> block_column_;  ///< per block: the length of its vertex's columns
   std::vector<Plan> plans_;
   int dim_ = 1;
   std::vector<std::pair<int, int>> dynamic_pairs_;
   bool incomplete_ = false;
+  // apply_dirichlet's last set of dofs and the value indices it sets to 0 and to 1.
+  std::vector<int> dirichlet_dofs_;
+  std::vector<int> dirichlet_zeros_;
+  std::vector<int> dirichlet_ones_;
 };
 
 }  // namespace softgrad

@@ -67,29 +67,59 @@ HessianAssembler::HessianAssembler(const SparsityBuilder& b) : dim_(b.dim_) {
   diagonal_.resize(n);
   for (int i = 0; i < n; ++i) diagonal_[i] = find_entry(H_, i, i);
 
-  // Scatter plans: for each nonzero, the local entries that land on it (CSR over nonzeros).
+  // The vertex blocks: block (w, v) for each neighbour w of each vertex v, in value order.
+  std::vector<int> first_block(b.n_verts_ + 1, 0);  // per column vertex: its first block
+  for (int v = 0; v < b.n_verts_; ++v)
+    first_block[v + 1] = first_block[v] + static_cast<int>(adj[v].size());
+  const int n_blocks = first_block[b.n_verts_];
+  block_start_.resize(n_blocks);
+  block_column_.resize(n_blocks);
+  for (int v = 0; v < b.n_verts_; ++v)
+    for (int k = 0; k < static_cast<int>(adj[v].size()); ++k) {
+      block_start_[first_block[v] + k] = outer[v * d] + k * d;
+      block_column_[first_block[v] + k] = static_cast<int>(adj[v].size()) * d;
+    }
+  // Small matrices are assembled serially by scattering each local entry to its value index;
+  // large ones in parallel, each block gathering the local blocks that land on it.
+  const bool serial = static_cast<int>(nnz) < kParallelMinEntries;
   for (const auto& set : b.sets_) {
     Plan plan;
-    const int m = set.size * d;
-    plan.n_local = m * m;
-    std::vector<int> target(static_cast<size_t>(set.n_stencils) * plan.n_local);
-    std::vector<int> count(nnz + 1, 0);
+    plan.m = set.size * d;
+    plan.n_local = plan.m * plan.m;
+    const int pairs = set.size * set.size;
+    // Per stencil and vertex pair (a, c): the block of (row vertex a, column vertex c).
+    std::vector<int> block(static_cast<size_t>(set.n_stencils) * pairs);
     for (int s = 0; s < set.n_stencils; ++s)
-      for (int r = 0; r < m; ++r)
-        for (int c = 0; c < m; ++c) {
-          const int row = set.verts[s * set.size + r / d] * d + r % d;
-          const int col = set.verts[s * set.size + c / d] * d + c % d;
-          const int t = find_entry(H_, row, col);
-          target[static_cast<size_t>(s) * plan.n_local + r * m + c] = t;
-          ++count[t + 1];
+      for (int a = 0; a < set.size; ++a)
+        for (int c = 0; c < set.size; ++c) {
+          const int w = set.verts[s * set.size + a];
+          const int v = set.verts[s * set.size + c];
+          const auto it = std::lower_bound(adj[v].begin(), adj[v].end(), w);
+          block[static_cast<size_t>(s) * pairs + a * set.size + c] =
+              first_block[v] + static_cast<int>(it - adj[v].begin());
         }
-    plan.nz_begin.assign(nnz + 1, 0);
-    for (size_t k = 0; k < nnz; ++k) plan.nz_begin[k + 1] = plan.nz_begin[k] + count[k + 1];
-    plan.contrib.resize(target.size());
-    std::vector<int> fill(plan.nz_begin.begin(), plan.nz_begin.end() - 1);
-    for (size_t k = 0; k < target.size(); ++k)
-      plan.contrib[fill[target[k]]++] = static_cast<int>(k);
-    plan.target = std::move(target);
+    if (serial) {
+      plan.target.resize(static_cast<size_t>(set.n_stencils) * plan.n_local);
+      for (int s = 0; s < set.n_stencils; ++s)
+        for (int r = 0; r < plan.m; ++r)
+          for (int c = 0; c < plan.m; ++c) {
+            const int k = block[static_cast<size_t>(s) * pairs + (r / d) * set.size + c / d];
+            plan.target[static_cast<size_t>(s) * plan.n_local + r * plan.m + c] =
+                block_start_[k] + (c % d) * block_column_[k] + r % d;
+          }
+    } else {
+      plan.block_begin.assign(n_blocks + 1, 0);
+      for (int k : block) ++plan.block_begin[k + 1];
+      for (int k = 0; k < n_blocks; ++k) plan.block_begin[k + 1] += plan.block_begin[k];
+      plan.block_sources.resize(block.size());
+      std::vector<int> fill(plan.block_begin.begin(), plan.block_begin.end() - 1);
+      for (int s = 0; s < set.n_stencils; ++s)  // stencils ascending within each block
+        for (int a = 0; a < set.size; ++a)
+          for (int c = 0; c < set.size; ++c) {
+            const int k = block[static_cast<size_t>(s) * pairs + a * set.size + c];
+            plan.block_sources[fill[k]++] = s * plan.n_local + a * d * plan.m + c * d;
+          }
+    }
     plans_.push_back(std::move(plan));
   }
 }
@@ -111,21 +141,50 @@ void HessianAssembler::add_scaled_identity(double c) {
   for (int k : diagonal_) values[k] += c;
 }
 
+namespace {
+
+// Adds to each D x D block of `values` the sum of the local blocks that land on it (see Plan).
+template <int D>
+void gather_blocks(const std::vector<int>& block_begin, const std::vector<int>& sources,
+                   const std::vector<int>& start, const std::vector<int>& column, int m,
+                   const double* local, double scale, double* values) {
+  const int n_blocks = static_cast<int>(start.size());
+  parallel_for(n_blocks, kParallelMinEntries / (D * D), [&](int k) {
+    double sum[D * D] = {};
+    for (int c = block_begin[k]; c < block_begin[k + 1]; ++c) {
+      const double* source = local + sources[c];
+      for (int i = 0; i < D; ++i)
+        for (int j = 0; j < D; ++j) sum[i * D + j] += source[i * m + j];
+    }
+    double* target = values + start[k];
+    for (int j = 0; j < D; ++j)
+      for (int i = 0; i < D; ++i) target[j * column[k] + i] += scale * sum[i * D + j];
+  });
+}
+
+}  // namespace
+
 void HessianAssembler::add_stencils(int id, const double* local, double scale) {
   SOFTGRAD_CHECK(id >= 0 && id < static_cast<int>(plans_.size()), "unknown stencil set " << id);
   const Plan& plan = plans_[id];
   double* values = H_.valuePtr();
-  const int nnz = static_cast<int>(H_.nonZeros());
-  if (nnz < kParallelMinEntries) {  // serial: one pass over the local entries
+  if (!plan.target.empty() || plan.block_begin.empty()) {  // serial: each local entry in order
     const auto n = plan.target.size();
     for (size_t k = 0; k < n; ++k) values[plan.target[k]] += scale * local[k];
     return;
   }
-  parallel_for(nnz, kParallelMinEntries, [&](int k) {  // each thread sums its own entries
-    double sum = 0.0;
-    for (int c = plan.nz_begin[k]; c < plan.nz_begin[k + 1]; ++c) sum += local[plan.contrib[c]];
-    values[k] += scale * sum;
-  });
+  // Each block sums its sources in stencil order, so the result does not depend on threads.
+  switch (dim_) {
+    case 2:
+      return gather_blocks<2>(plan.block_begin, plan.block_sources, block_start_, block_column_,
+                              plan.m, local, scale, values);
+    case 3:
+      return gather_blocks<3>(plan.block_begin, plan.block_sources, block_start_, block_column_,
+                              plan.m, local, scale, values);
+    default:
+      return gather_blocks<1>(plan.block_begin, plan.block_sources, block_start_, block_column_,
+                              plan.m, local, scale, values);
+  }
 }
 
 void HessianAssembler::add_dynamic_stencils(const int* verts, int n_stencils, int size,
@@ -160,15 +219,24 @@ void HessianAssembler::add_dynamic_stencils(const int* verts, int n_stencils, in
 
 void HessianAssembler::apply_dirichlet(const std::vector<int>& fixed_dofs) {
   if (fixed_dofs.empty()) return;
-  std::vector<char> fixed(H_.rows(), 0);
-  for (int i : fixed_dofs) fixed[i] = 1;
-  const int n = static_cast<int>(H_.cols());
-  parallel_for(n, kParallelMinEntries / 16, [&](int col) {
-    for (int k = H_.outerIndexPtr()[col]; k < H_.outerIndexPtr()[col + 1]; ++k) {
-      const int row = H_.innerIndexPtr()[k];
-      if (fixed[row] || fixed[col]) H_.valuePtr()[k] = (row == col) ? 1.0 : 0.0;
-    }
-  });
+  // The entries in the fixed rows and columns, found once for this set of dofs (a Newton solve
+  // applies the same set to every Hessian).
+  if (fixed_dofs != dirichlet_dofs_) {
+    dirichlet_dofs_ = fixed_dofs;
+    dirichlet_zeros_.clear();
+    dirichlet_ones_.clear();
+    std::vector<char> fixed(H_.rows(), 0);
+    for (int i : fixed_dofs) fixed[i] = 1;
+    for (int col = 0; col < H_.cols(); ++col)
+      for (int k = H_.outerIndexPtr()[col]; k < H_.outerIndexPtr()[col + 1]; ++k) {
+        const int row = H_.innerIndexPtr()[k];
+        if (fixed[row] || fixed[col])
+          (row == col ? dirichlet_ones_ : dirichlet_zeros_).push_back(k);
+      }
+  }
+  double* values = H_.valuePtr();
+  for (int k : dirichlet_zeros_) values[k] = 0.0;
+  for (int k : dirichlet_ones_) values[k] = 1.0;
 }
 
 }  // namespace softgrad

@@ -6,9 +6,8 @@
 #include <cmath>
 
 #include "softgrad/mesh_generators.hpp"
-#include "softgrad/trajectory.hpp"
 #include "solvers/cpu/cholmod_solver.hpp"
-#include "support/tiny_models.hpp"
+#include "support/swinging_beam.hpp"
 
 using namespace softgrad;
 using namespace softgrad::test;
@@ -17,53 +16,34 @@ namespace {
 
 constexpr int kSteps = 8;
 
-struct Run {
-  Eigen::VectorXd x;  ///< final positions
-  int factorizations = 0;
-  int iterations = 0;
-};
-
-/// A clamped beam swinging down under gravity from rest, kSteps steps with CHOLMOD.
-Run swing(double tolerance, double chord_window, double chord_always_cost) {
-  auto model = box_model("stable_neo_hookean", 1e5, 0.3, 1000.0, {8, 2, 2}, {0.8, 0.2, 0.2});
-  add_gravity(*model, Eigen::Vector3d(0.0, -9.81, 0.0));
-  fix_vertices(*model, vertices_at(*model, 0, 0.0), "clamp");
+/// The swinging beam, kSteps steps with CHOLMOD.
+BeamSwing swing(double tolerance, double chord_window, double chord_always_cost) {
   SimulationOptions options;
   options.linear.kind = "cholmod";
   options.newton.tolerance = tolerance;
   options.newton.chord_window = chord_window;
   options.newton.chord_always_cost = chord_always_cost;
-  Simulator sim(model, options);
-  RolloutRun run(sim, rest_rollout(sim, kSteps));
-  Run out;
-  while (!run.done()) {
-    const NewtonReport& r = run.step();
-    REQUIRE_MESSAGE(r.converged(), r.message);
-    out.factorizations += r.factorizations;
-    out.iterations += r.iterations;
-  }
-  out.x = run.state().x;
-  return out;
+  return swing_beam(options, kSteps);
 }
 
 }  // namespace
 
 TEST_CASE(
     "integrator/chord steps: after every full step, the Newton solution, fewer factorizations") {
-  const Run reference = swing(1e-13, 0.0, 1e9);
+  const BeamSwing reference = swing(1e-13, 0.0, 1e9);
   // Each step ends within tol * L * dt / (1 - chord_contraction) of its minimiser (L: the box's
   // diagonal), and the errors of kSteps steps add.
-  const double step_tolerance = 1e-9 * std::sqrt(0.8 * 0.8 + 0.2 * 0.2 * 2) * 0.01;
+  const double step_tolerance = 1e-9 * swinging_beam_diagonal() * 0.01;
   const double bound = kSteps * step_tolerance / (1.0 - 0.3);
-  const Run newton = swing(1e-9, 0.0, 1e9);  // no chord steps
-  const Run always = swing(1e-9, 1e4, 0.0);  // chord steps after every full step
-  for (const Run* run : {&newton, &always}) {
+  const BeamSwing newton = swing(1e-9, 0.0, 1e9);  // no chord steps
+  const BeamSwing always = swing(1e-9, 1e4, 0.0);  // chord steps after every full step
+  for (const BeamSwing* run : {&newton, &always}) {
     const double error = (run->x - reference.x).lpNorm<Eigen::Infinity>();
-    MESSAGE("factorizations " << run->factorizations << ", iterations " << run->iterations
+    MESSAGE("factorizations " << run->factorizations << ", iterations " << run->newton_iterations
                               << ", error " << error << " m (bound " << bound << " m)");
     CHECK(error <= bound);
   }
-  CHECK(newton.factorizations == newton.iterations);
+  CHECK(newton.factorizations == newton.newton_iterations);
   CHECK(always.factorizations < newton.factorizations);
   // The first step of each solve is a Newton step; with chord steps after it, most solves need
   // no second factorization.
@@ -91,7 +71,7 @@ TEST_CASE(
   const double cost = solver.factorization_cost_in_solves();
   MESSAGE("this beam's factorization costs " << cost << " solves");
   REQUIRE(cost > 1.0);
-  const Run above = swing(1e-9, 1e4, 1.01 * cost);
-  const Run below = swing(1e-9, 1e4, 0.99 * cost);
+  const BeamSwing above = swing(1e-9, 1e4, 1.01 * cost);
+  const BeamSwing below = swing(1e-9, 1e4, 0.99 * cost);
   CHECK(below.factorizations < above.factorizations);
 }
