@@ -1,10 +1,10 @@
 /// @file assembly.hpp
 /// Sparse Hessian assembly with a pattern analysed once. Terms declare vertex stencils (the
 /// vertices of an element, a spring, ...); the builder forms the union pattern in full
-/// symmetric storage over dofs, and precomputes, for every stencil set, where each local entry
-/// lands. Assembly then sums contributions per nonzero in parallel: no atomics, no searching,
-/// deterministic results. Small matrices are assembled serially by scattering the local entries
-/// in order (one pass, no OpenMP region).
+/// symmetric storage over dofs, made of dim x dim vertex blocks, and precomputes, for every
+/// stencil set, which local blocks land on each block. Assembly then sums them block by block in
+/// parallel: no atomics, no searching, deterministic results. Small matrices are assembled
+/// serially by scattering the local entries in order (one pass, no OpenMP region).
 #pragma once
 
 #include <Eigen/SparseCore>
