@@ -16,6 +16,12 @@ NewtonReport fail(NewtonReport r, Status status, const std::string& message) {
   return r;
 }
 
+/// Whether a step's predicted decrease (-slope) is below the round-off of Phi = `energy`, so
+/// that the energy cannot judge it.
+bool below_round_off(double slope, double energy) {
+  return -slope <= 64.0 * std::numeric_limits<double>::epsilon() * std::abs(energy);
+}
+
 /// Solves H dx = -g with the configured backend; returns false on failure (message in r).
 /// `project`: use the PSD-projected Hessian; an exact Hessian that is not positive definite
 /// (or gives no descent direction) sets it and retries when the options allow projection.
@@ -141,7 +147,7 @@ Chord chord_step(IncrementalPotential& phi, LinearSolver& solver, double step_to
   // A predicted decrease below Phi's round-off cannot be seen in the energy (as for Newton
   // steps): the gradient judges the step instead (the Armadillo: 1 in 3 chord steps a few
   // tolerances long were refused for it, each costing a factorization).
-  const bool round_off = -slope <= 64.0 * std::numeric_limits<double>::epsilon() * std::abs(energy);
+  const bool round_off = below_round_off(slope, energy);
   const bool decreases = round_off ? g_try.lpNorm<Eigen::Infinity>() < g.lpNorm<Eigen::Infinity>()
                                    : e <= energy + 1e-4 * slope;
   if (!decreases) return Chord::Rejected;
@@ -258,8 +264,7 @@ NewtonReport newton_solve(IncrementalPotential& phi, NewtonLinearSolver solver,
     const double alpha_start = t_max < 1.0 ? 0.9 * t_max : 1.0;
     // A predicted decrease below the round-off of Phi cannot be seen by a line search: take the
     // full Newton step (the gradient keeps converging quadratically) if it is feasible.
-    if (t_max >= 1.0 &&
-        -slope <= 64.0 * std::numeric_limits<double>::epsilon() * std::abs(energy)) {
+    if (t_max >= 1.0 && below_round_off(slope, energy)) {
       x_try = x + dx;
       const double e = phi.value_and_gradient(x_try, g_try);
       if (std::isfinite(e)) {
