@@ -82,19 +82,64 @@ std::shared_ptr<const Loss> resolve_loss(const PyTrajectory& t, const py::object
   return linear_loss(s, states, triple[1], triple[2]);
 }
 
+/// softgrad.GradientWarning (a RuntimeWarning), created by bind_scene.
+py::handle& gradient_warning() {
+  static py::handle warning;
+  return warning;
+}
+
+/// The adjoint's report as a dict (what `softgrad grad` prints).
+py::dict report_dict(const AdjointReport& r) {
+  py::dict d;
+  d["backend"] = r.backend;
+  d["steps"] = r.steps;
+  d["linear_iterations"] = r.linear_iterations;
+  d["worst_relative_residual"] = r.worst_relative_residual;
+  d["indefinite_steps"] = r.indefinite_steps;
+  d["unconverged_steps"] = r.unconverged_steps;
+  d["unsolved_steps"] = r.unsolved_steps;
+  d["warnings"] = r.warnings;
+  d["trustworthy"] = r.trustworthy();
+  d["backward_seconds"] = r.backward_seconds;
+  d["recompute_seconds"] = r.recompute_seconds;
+  d["recomputed_steps"] = r.recomputed_steps;
+  d["trajectory_bytes"] = r.trajectory_bytes;
+  d["peak_rss_bytes"] = r.peak_rss_bytes;
+  return d;
+}
+
+/// Each of the report's warnings as a softgrad.GradientWarning, so that a gradient that is not
+/// exact (unconverged steps, unsolved adjoint solves, indefinite Hessians) never passes silently.
+void warn_if_untrustworthy(const AdjointReport& r) {
+  for (const std::string& w : r.warnings)
+    if (PyErr_WarnEx(gradient_warning().ptr(), ("adjoint: " + w).c_str(), 1) != 0)
+      throw py::error_already_set();  // the warnings filter turned it into an error
+}
+
 py::tuple gradient_of(const PyTrajectory& t, const std::vector<std::string>& params,
-                      const py::object& loss) {
+                      const py::object& loss, bool with_report) {
   double value = NAN;
   const std::shared_ptr<const Loss> l = resolve_loss(t, loss, &value);
   const ParameterSet ps = parameter_set(*t.owner, t.trajectory->rollout(), params);
   const GradientResult r = softgrad::gradient(*t.owner->sim, *t.trajectory, *l, ps);
-  return py::make_tuple(std::isnan(value) ? r.loss : value,
-                        to_array(r.gradient, {static_cast<py::ssize_t>(r.gradient.size())}));
+  warn_if_untrustworthy(r.report);
+  py::array_t<double> g = to_array(r.gradient, {static_cast<py::ssize_t>(r.gradient.size())});
+  const double v = std::isnan(value) ? r.loss : value;
+  if (with_report) return py::make_tuple(v, g, report_dict(r.report));
+  return py::make_tuple(v, g);
 }
 
 }  // namespace
 
 void bind_scene(py::module_& m) {
+  // A new reference kept for the module's lifetime.
+  gradient_warning() = PyErr_NewExceptionWithDoc(
+      "softgrad.GradientWarning",
+      "A gradient that is not exact: forward steps that did not converge, adjoint linear solves "
+      "short of their tolerance, or steps ending where the exact Hessian is indefinite.",
+      PyExc_RuntimeWarning, nullptr);
+  if (!gradient_warning()) throw py::error_already_set();
+  m.attr("GradientWarning") = gradient_warning();
   py::class_<PyScene, SceneRef>(m, "Scene", "A scene loaded from a file: its model is fixed.")
       .def(py::init([](const std::string& path) { return make_scene(load_scene(path)); }),
            py::arg("path"))
@@ -207,9 +252,14 @@ void bind_scene(py::module_& m) {
       .def(
           "gradient",
           [](const SceneRef&, const PyTrajectory& t, const std::vector<std::string>& params,
-             const py::object& loss) { return gradient_of(t, params, loss); },
+             const py::object& loss, bool report) { return gradient_of(t, params, loss, report); },
           py::arg("trajectory"), py::arg("params"), py::arg("loss") = py::none(),
-          "(loss value, dL/dtheta) by the adjoint, theta the named parameters in order.")
+          py::arg("report") = false,
+          "(loss value, dL/dtheta) by the adjoint, theta the named parameters in order; with "
+          "report=True also the adjoint's report (a dict: linear_iterations, "
+          "worst_relative_residual, unsolved_steps, trustworthy, ...). A gradient that is not "
+          "exact (unconverged forward steps, adjoint solves short of their tolerance, "
+          "indefinite Hessians) warns with softgrad.GradientWarning.")
       .def(
           "marker_residuals",
           [](const SceneRef& s, const PyRollout& r, const std::string& recording,

@@ -9,9 +9,11 @@
 
 Arrays in are checked and copied; arrays out are NumPy copies (the simulator keeps its own
 states). Bad input raises ValueError with softgrad's message; a Newton step that does not
-converge raises softgrad.ConvergenceError (with .step and .residual). softgrad.torch holds the
-PyTorch layers. train, compare and sysid run what the command line's subcommands run: the same
-files, and the summary they write returned as a dict.
+converge raises softgrad.ConvergenceError (with .step and .residual). A gradient that is not
+exact (unconverged steps, adjoint solves short of their tolerance) warns with
+softgrad.GradientWarning; scene.gradient(..., report=True) also returns the adjoint's report.
+softgrad.torch holds the PyTorch layers. train, compare and sysid run what the command line's
+subcommands run: the same files, and the summary they write returned as a dict.
 """
 
 import json as _json
@@ -27,6 +29,7 @@ if "OMP_WAIT_POLICY" not in _os.environ and "GOMP_SPINCOUNT" not in _os.environ:
 from . import _softgrad  # noqa: E402
 from ._softgrad import (  # noqa: F401
     ConvergenceError,
+    GradientWarning,
     Rollout,
     Run,
     Scene,

@@ -3,6 +3,7 @@ gradients (adjoint and tangent) against central differences, and the errors of b
 
 import json
 import os
+import warnings
 
 import numpy as np
 import pytest
@@ -131,6 +132,37 @@ def test_adjoint_and_tangent_gradients_match_central_differences():
     assert grad[0] == pytest.approx(fd, rel=1e-6)
     assert field.shape == (scene.n_elements,)
     assert field.sum() == pytest.approx(grad[0], rel=1e-10)  # the field sums to the tied value
+
+
+def test_the_adjoint_reports_its_solves_and_warns_when_the_gradient_is_not_exact():
+    scene = softgrad.load(modified(beam_2d(), solver={"linear": "pcg",
+                                                      "newton_tolerance": 1e-12}))
+    traj = scene.simulate(scene.rollout())
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # a trustworthy gradient warns nothing
+        loss, grad, report = scene.gradient(traj, ["youngs"], report=True)
+    plain_loss, plain_grad = scene.gradient(traj, ["youngs"])
+    assert plain_loss == loss and np.array_equal(plain_grad, grad)  # the report changes nothing
+    assert report["trustworthy"] and report["steps"] == scene.steps
+    assert report["backend"] == "pcg(jacobi)" and report["linear_iterations"] > scene.steps
+    assert 0 < report["worst_relative_residual"] <= 1e-10  # the adjoint's CG tolerance
+    assert report["warnings"] == [] and report["unsolved_steps"] == []
+
+    # One Newton iteration per step, going on after each failure: no step converges, and the
+    # gradient says so rather than passing for exact.
+    sloppy = beam_2d()
+    sloppy["solver"].update(newton_max_iterations=1, on_failure="continue")
+    scene = softgrad.load(sloppy)
+    traj = scene.simulate(scene.rollout())
+    assert not traj.converged
+    with pytest.warns(softgrad.GradientWarning, match="6 forward steps did not converge"):
+        _, _, report = scene.gradient(traj, ["youngs"], report=True)
+    assert not report["trustworthy"]
+    assert report["unconverged_steps"] == list(range(6))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # a filter that makes the warning an error raises it
+        with pytest.raises(softgrad.GradientWarning):
+            scene.gradient(traj, ["youngs"])
 
 
 def test_a_python_loss_and_its_cotangents_give_the_same_gradient():
