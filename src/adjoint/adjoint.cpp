@@ -243,6 +243,7 @@ GradientResult gradient(Simulator& sim, const Trajectory& traj, const Loss& loss
   Eigen::VectorXd xbar_prev(n_dofs), vbar_prev(n_dofs), lambda = Eigen::VectorXd::Zero(n_dofs);
   Eigen::VectorXd h_lambda(n_dofs);
   Segment segment(sim, traj);
+  RecycledGuess recycled(options.recycled_solutions);
   std::string first_unsolved_message;
   // Segments [a, b] from the last back to the first; state b's loss is taken in its own
   // segment (b = T) or was taken as state a of the segment after it.
@@ -268,7 +269,7 @@ GradientResult gradient(Simulator& sim, const Trajectory& traj, const Loss& loss
       }
       vbar_prev.setZero();
       lin.linearize(prev, next.x, statics, traj.parameters());
-      const LinearSolveReport lr = lin.solve(xbar, lambda);
+      const LinearSolveReport lr = lin.solve(xbar, lambda, &recycled);
       report.linear_iterations += lr.iterations;
       report.worst_relative_residual =
           std::max(report.worst_relative_residual, lr.relative_residual);

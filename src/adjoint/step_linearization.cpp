@@ -66,7 +66,8 @@ void StepLinearization::linearize(const State& prev, const Eigen::VectorXd& x, b
   }
 }
 
-LinearSolveReport StepLinearization::solve(const Eigen::VectorXd& rhs, Eigen::VectorXd& lambda) {
+LinearSolveReport StepLinearization::solve(const Eigen::VectorXd& rhs, Eigen::VectorXd& lambda,
+                                           RecycledGuess* recycled) {
   Eigen::VectorXd b = rhs;
   for (int i : kinematic_dofs()) b[i] = 0.0;
   LinearSolveReport r;
@@ -76,6 +77,7 @@ LinearSolveReport StepLinearization::solve(const Eigen::VectorXd& rhs, Eigen::Ve
   } else if (matrix_free_) {
     const IncrementalPotential::Operator op(*impl_.phi, x_);
     if (lambda.size() != b.size()) lambda.setZero(b.size());
+    if (recycled) recycled->guess(op, b, lambda);
     r = matrix_free_->solve(op, b, lambda);
     if (r.status == LinearSolveReport::Status::NotPositiveDefinite) {
       // Negative curvature: assemble once and solve this step by LU.
@@ -89,9 +91,16 @@ LinearSolveReport StepLinearization::solve(const Eigen::VectorXd& rhs, Eigen::Ve
       r.status = LinearSolveReport::Status::Converged;
     }
   } else {
+    if (recycled && !solver_->is_direct()) {
+      if (lambda.size() != b.size()) lambda.setZero(b.size());
+      for (int i : kinematic_dofs()) lambda[i] = 0.0;
+      assembled_.set(impl_.phi->matrix());  // the pattern may change (contact): analysed anew
+      recycled->guess(assembled_, b, lambda);
+    }
     r = solver_->solve(b, lambda);
   }
   for (int i : kinematic_dofs()) lambda[i] = 0.0;
+  if (recycled && r.ok()) recycled->add(lambda);
   return r;
 }
 

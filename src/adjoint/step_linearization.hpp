@@ -12,7 +12,9 @@
 
 #include "softgrad/adjoint.hpp"
 #include "softgrad/simulator.hpp"
+#include "solvers/cpu/linear_operator.hpp"
 #include "solvers/cpu/matrix_free_cg.hpp"
+#include "solvers/cpu/recycled_guess.hpp"
 
 namespace softgrad {
 
@@ -34,8 +36,11 @@ class StepLinearization {
   bool indefinite() const { return indefinite_; }
 
   /// lambda = H^-1 rhs on the free dofs, 0 on the kinematic ones (rhs there is ignored).
-  /// lambda is the warm start of the CG backends. Returns the linear solver's report.
-  LinearSolveReport solve(const Eigen::VectorXd& rhs, Eigen::VectorXd& lambda);
+  /// lambda is the warm start of the CG backends; with `recycled`, the CG backends start from
+  /// its projection (the kept solutions and lambda), and the solution is kept there. Returns the
+  /// linear solver's report.
+  LinearSolveReport solve(const Eigen::VectorXd& rhs, Eigen::VectorXd& lambda,
+                          RecycledGuess* recycled = nullptr);
 
   /// out = H_full u: the exact Hessian of the potential without kinematic elimination.
   void hessian_product(const Eigen::VectorXd& u, Eigen::VectorXd& out);
@@ -59,6 +64,7 @@ class StepLinearization {
   std::unique_ptr<LinearSolver> own_solver_;  ///< when the kind differs from Newton's
   LinearSolver* solver_ = nullptr;            ///< null for matrix-free
   std::unique_ptr<MatrixFreeCgSolver> matrix_free_;
+  SparseMatrixOperator assembled_;  ///< the factorised matrix, for recycled guesses
   Eigen::SparseLU<SparseMatrix> lu_;
   bool indefinite_ = false;
   bool statics_ = false;
