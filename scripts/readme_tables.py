@@ -179,7 +179,8 @@ def peer_pytorch():
     p = d["problem"]
     rows = [f"A {' x '.join(f'{v:g}' for v in p['beam_m'])} m beam clamped at x = 0 bending under "
             f"gravity ({p['material']}, E = {p['youngs_pa']:.0e} Pa, nu = {p['poisson']}, "
-            f"dt = {p['dt_s']} s), the same mesh on both sides; one thread each; fastest round. "
+            f"dt = {p['dt_s']} s), the same mesh on both sides; one thread each ({d['cpu']}); "
+            f"fastest round. "
             f"ratio = PyTorch's time / softgrad's (median over rounds); targets at 10k tets: "
             f"forward {d['targets']['softgrad_forward']:g}x, backward "
             f"{d['targets']['softgrad_backward']:g}x, matfree {d['targets']['matfree']:g}x:",
