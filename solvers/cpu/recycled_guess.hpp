@@ -33,7 +33,7 @@ class RecycledGuess {
 
  private:
   int capacity_;
-  std::vector<Eigen::VectorXd> kept_;  // oldest first
+  std::vector<Eigen::VectorXd> kept_;              // oldest first
   std::vector<Eigen::VectorXd> basis_, products_;  // scratch: the span and A times it
 };
 
