@@ -1,7 +1,6 @@
 #include "solvers/cpu/cholmod_solver.hpp"
 
 #include <cholmod.h>
-#include <omp.h>
 
 #include <cmath>
 #include <limits>
@@ -11,36 +10,13 @@
 #include "softgrad/errors.hpp"
 #include "solvers/cpu/linear_operator.hpp"
 #include "solvers/cpu/planned_cholesky.hpp"
+#include "solvers/cpu/serial_openmp.hpp"
 
 namespace softgrad {
 
 namespace {
 
 using Status = LinearSolveReport::Status;
-
-// Runs CHOLMOD and its BLAS on the calling thread alone, for the scope's lifetime. CHOLMOD 3
-// clears and zeroes every supernode in `omp parallel num_threads(4)` loops (a compile-time
-// team size that OMP_NUM_THREADS does not change: a team of 4 on 2 cores even with
-// --threads 1), and OpenBLAS's OpenMP build runs each supernode's dgemm on omp_get_max_threads()
-// threads: beside a busy process those thousands of small regions made 2-thread cholmod steps of
-// the 50k-tet cantilever 2x slower than 1-thread ones (benchmarks/thread_policy.py). Both ICVs
-// belong to this thread's data environment, so other threads keep theirs.
-class SerialOpenMP {
- public:
-  SerialOpenMP() : threads_(omp_get_max_threads()), levels_(omp_get_max_active_levels()) {
-    omp_set_num_threads(1);
-    omp_set_max_active_levels(0);
-  }
-  ~SerialOpenMP() {
-    omp_set_max_active_levels(levels_);
-    omp_set_num_threads(threads_);
-  }
-  SerialOpenMP(const SerialOpenMP&) = delete;
-  SerialOpenMP& operator=(const SerialOpenMP&) = delete;
-
- private:
-  int threads_, levels_;
-};
 
 // CHOLMOD's status codes in words.
 const char* cholmod_status_name(int status) {
@@ -124,6 +100,7 @@ struct CholmodSolver::Impl {
   double cost_in_solves = 0.0;  // the analysis's factorization flops over a solve's
 
   Impl() {
+    inline_cholmod_openmp_regions();
     cholmod_start(&common);
     // Supernodal for large 3D Hessians, simplicial for small ones (a 2D creature: 1.2x faster
     // steps); LL' in both, so that an indefinite matrix fails its pivot (LDL' would not).

@@ -12,6 +12,7 @@
 #include "softgrad/config.hpp"
 #include "softgrad/openmp_waiting.hpp"
 #include "solvers/cpu/amg_preconditioner.hpp"
+#include "solvers/cpu/serial_openmp.hpp"
 
 namespace softgrad::app {
 namespace {
@@ -56,6 +57,11 @@ std::string build_info() {
                          : "not built (install libhypre-dev and rebuild)")
      << "\n";
   os << "  BLAS:    " << blas_in_use() << "\n";
+  os << "  CHOLMOD: "
+     << (inline_cholmod_openmp_regions()
+             ? "one-thread OpenMP regions run as plain calls (no libgomp team per supernode)"
+             : "OpenMP regions through libgomp (its import could not be redirected)")
+     << "\n";
   os << "  threads: " << omp_get_max_threads() << " OpenMP threads, "
      << std::thread::hardware_concurrency() << " hardware threads, waiting " << openmp_wait_policy()
      << "\n";

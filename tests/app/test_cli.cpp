@@ -138,7 +138,7 @@ TEST_CASE("app/cli: static writes the equilibrium and its summary") {
 TEST_CASE("app/cli: --version names the build's optional parts and the BLAS in use") {
   const Outcome version = cli({"--version"});
   REQUIRE(version.code == 0);
-  for (const char* part : {"CUDA:", "MPI:", "Python:", "BLAS:", "threads:"}) {
+  for (const char* part : {"CUDA:", "MPI:", "Python:", "BLAS:", "CHOLMOD:", "threads:"}) {
     INFO(part);
     CHECK(contains(version.out, part));
   }
