@@ -16,8 +16,8 @@ machine's slow spells fall on all alike); the ratio is the median of the rounds'
 import argparse
 import json
 import os
-import platform
 import statistics
+import sys
 import time
 
 import numpy as np
@@ -28,17 +28,8 @@ import softgrad.gym
 import softgrad.torch as sgt
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-
-
-def cpu_name():
-    try:
-        with open("/proc/cpuinfo") as f:
-            for line in f:
-                if line.startswith("model name"):
-                    return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or "unknown"
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from machine_info import cpu_name  # noqa: E402
 
 
 def closed_loop(rounds, tries, steps):

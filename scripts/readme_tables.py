@@ -328,7 +328,7 @@ def cantilever_solvers():
     rows += ["", f"The runs whose every step converged compute the same trajectory: at the last "
              f"step they share, their tip deflections differ by at most {spread:.1e} m "
              f"({b['threads']} thread, {b['max_seconds_per_configuration']:.0f} s per "
-             f"configuration, {b['total_s'] / 60:.0f} min in all)."]
+             f"configuration, {b['total_s'] / 60:.0f} min in all, {b['machine']['cpu']})."]
     if failures:
         rows += ["", "Newton failed (and the run went on, off the others' trajectory) for "
                  + "; ".join(failures) + "."]
@@ -531,7 +531,8 @@ def armadillo():
     a = d["shipped"]
     verdict = "meets" if a["stepping_s_per_step"] <= a["target_s_per_step"] else "misses"
     lines = [f"`softgrad run scenes/armadillo.json` ({a['elements']:,} tets, {a['dofs']:,} dofs, "
-             f"E = {a['youngs_pa'] / 1e6:g} MPa) on {d['threads']} threads of {d['cores']} cores: "
+             f"E = {a['youngs_pa'] / 1e6:g} MPa) on {d['threads']} threads of {d['cores']} cores"
+             f"{' (' + d['cpu'] + ')' if 'cpu' in d else ''}: "
              f"{a['status']}, {a['steps']} of {a['steps_requested']} steps, at most "
              f"{a['max_inverted_elements']} inverted elements; {a['stepping_s_per_step']:.3f} s per "
              f"step ({verdict} the target of {a['target_s_per_step']} s), "

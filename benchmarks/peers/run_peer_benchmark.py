@@ -33,7 +33,9 @@ import torch  # noqa: E402
 import softgrad  # noqa: E402
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 import beam_problem  # noqa: E402
+from machine_info import cpu_name  # noqa: E402
 import peer_report  # noqa: E402
 import sides  # noqa: E402
 
@@ -113,7 +115,7 @@ def main(argv=None):
         "what": "softgrad against the seed paper's method in PyTorch (issue 15, item 1)",
         "command": " ".join(["PYTHONPATH=build/python /usr/bin/python3",
                              "benchmarks/peers/run_peer_benchmark.py"] + sys.argv[1:]),
-        "cpu": peer_report.cpu_name(),
+        "cpu": cpu_name(),
         "hardware_threads": os.cpu_count(),
         "threads": {"softgrad": "OMP_NUM_THREADS=1 and OPENBLAS_NUM_THREADS=1 before import "
                                 "(the Python API has no threads option for simulate/gradient)",

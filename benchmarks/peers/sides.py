@@ -29,6 +29,7 @@ def run_softgrad(cells, steps, linear, newton_tolerance=1e-9):
         "backward_s_per_step": (t2 - t1) / steps,
         "newton_per_step": sum(r["iterations"] for r in newton) / steps,
         "cg_per_step": sum(r["linear_iterations"] for r in newton) / steps,
+        "factorizations_per_step": sum(r["factorizations"] for r in newton) / steps,
         "backward_cg_per_step": report["linear_iterations"] / steps,
         "converged": bool(trajectory.converged),
         "loss": float(loss),

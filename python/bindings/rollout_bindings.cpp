@@ -35,6 +35,7 @@ py::dict report_dict(const NewtonReport& r) {
   d["converged"] = r.converged();
   d["iterations"] = r.iterations;
   d["linear_iterations"] = r.linear_iterations;
+  d["factorizations"] = r.factorizations;
   d["energy"] = r.energy;
   d["step_norm"] = r.step_norm;
   d["residual"] = r.gradient_norm;

@@ -48,6 +48,8 @@ class PcgSolver final : public LinearSolver {
 
   /// AMG: the next factorize() sets a hierarchy up for its own matrix.
   void forget_history() override { amg_refresh_.invalidate(); }
+  /// The block operator CG multiplies with (its layout analysed once per pattern).
+  const LinearOperator* matrix_operator() const override { return factorized_ ? &op_ : nullptr; }
 
   /// The stopping rules.
   const CgOptions& options() const { return options_; }

@@ -1,5 +1,7 @@
 #include "solvers/cpu/serial_openmp.hpp"
 
+#include <cholmod.h>
+#include <dlfcn.h>
 #include <omp.h>
 
 #include <atomic>
@@ -44,9 +46,15 @@ SerialOpenMP::~SerialOpenMP() {
 }
 
 bool inline_cholmod_openmp_regions() {
-  static const bool redirected =
-      redirect_import("libcholmod.so", "GOMP_parallel",
-                      reinterpret_cast<void*>(&softgrad_cholmod_parallel)) != nullptr;
+  static const bool redirected = [] {
+    // The CHOLMOD that softgrad calls, by its file (another one in the process is left alone).
+    Dl_info info{};
+    const char* library = "libcholmod.so";
+    if (dladdr(reinterpret_cast<void*>(&cholmod_start), &info) && info.dli_fname)
+      library = info.dli_fname;
+    return redirect_import(library, "GOMP_parallel",
+                           reinterpret_cast<void*>(&softgrad_cholmod_parallel)) != nullptr;
+  }();
   return redirected;
 }
 

@@ -94,8 +94,13 @@ LinearSolveReport StepLinearization::solve(const Eigen::VectorXd& rhs, Eigen::Ve
     if (recycled && !solver_->is_direct()) {
       if (lambda.size() != b.size()) lambda.setZero(b.size());
       for (int i : kinematic_dofs()) lambda[i] = 0.0;
-      assembled_.set(impl_.phi->matrix());  // the pattern may change (contact): analysed anew
-      recycled->guess(assembled_, b, lambda);
+      // The solver's own operator where it has one (its layout analysed once per pattern).
+      const LinearOperator* op = solver_->matrix_operator();
+      if (!op) {
+        assembled_.set(impl_.phi->matrix());  // the pattern may change (contact): analysed anew
+        op = &assembled_;
+      }
+      recycled->guess(*op, b, lambda);
     }
     r = solver_->solve(b, lambda);
   }

@@ -25,6 +25,8 @@ def test_a_scene_from_a_file_and_from_its_dict_simulate_alike():
     assert ta.positions.shape == (4, 36, 3) and ta.velocities.shape == (4, 36, 3)
     assert np.array_equal(ta.positions, tb.positions)
     assert ta.converged and len(ta.newton) == 3 and ta.newton[0]["converged"]
+    # CHOLMOD (the default) factorises at least once a step, at most once an iteration.
+    assert all(1 <= r["factorizations"] <= r["iterations"] for r in ta.newton)
     # The clamped end stays at rest; the free end moves.
     x = ta.positions[-1]
     clamped = np.isclose(a.rest_positions[:, 0], 0.0)

@@ -19,6 +19,8 @@
 
 namespace softgrad {
 
+class LinearOperator;
+
 /// Column-major sparse matrix in full symmetric storage (both triangles present).
 using SparseMatrix = Eigen::SparseMatrix<double>;
 
@@ -82,6 +84,11 @@ class LinearSolver {
   /// calls it as each step begins: a step's result is then a function of its inputs alone,
   /// bit for bit, whatever ran on the solver before (other rollouts, finite differences).
   virtual void forget_history() {}
+
+  /// The factorized matrix as an operator (its products, as the solver computes them) for
+  /// callers that need A v besides the solves (the adjoint's recycled guesses); nullptr where
+  /// the solver keeps none. Valid until the next analyze() or factorize().
+  virtual const LinearOperator* matrix_operator() const { return nullptr; }
 };
 
 /// Options selecting and configuring a LinearSolver by name. The CG settings are ignored by

@@ -69,6 +69,28 @@ TEST_CASE("solvers/pcg_solver: refactorizing and warm-started repeated solves") 
   }
 }
 
+TEST_CASE("solvers/pcg_solver: its matrix operator multiplies by the factorized matrix") {
+  PcgSolver solver;
+  CHECK(solver.matrix_operator() == nullptr);  // nothing factorized yet
+  const SparseMatrix A = test::random_spd(60, 4, 0.2, 31);
+  solver.analyze(A);
+  CHECK(solver.matrix_operator() == nullptr);
+  REQUIRE(solver.factorize(A).ok());
+  const LinearOperator* op = solver.matrix_operator();
+  REQUIRE(op != nullptr);
+  CHECK(op->size() == A.rows());
+  const Eigen::VectorXd v = test::random_vector(A.rows(), 32);
+  Eigen::VectorXd Av(A.rows());
+  op->apply(v, Av);
+  const Eigen::VectorXd expected = A * v;
+  CHECK((Av - expected).norm() <= 1e-14 * expected.norm());
+  // New values, same pattern: the operator follows them.
+  const SparseMatrix B = 2.0 * A;
+  REQUIRE(solver.factorize(B).ok());
+  solver.matrix_operator()->apply(v, Av);
+  CHECK((Av - 2.0 * expected).norm() <= 1e-14 * expected.norm());
+}
+
 TEST_CASE("solvers/pcg_solver: an indefinite matrix is NotPositiveDefinite") {
   const SparseMatrix A = test::laplacian_2d(12, 12, -2.0);
   for (const auto pre : {PcgPreconditioner::Jacobi, PcgPreconditioner::IncompleteCholesky}) {
