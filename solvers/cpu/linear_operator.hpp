@@ -39,10 +39,21 @@ class BlockLayout {
   std::vector<int> begin_;
 };
 
-/// y <- A x as symmetric_spmv, by blocks when `layout` (analysed on A's pattern) has them:
-/// each entry is summed in the same order as the scalar product, so the results are the same.
+/// y <- A x as symmetric_spmv, by blocks when `layout` (analysed on A's pattern) has them. With
+/// 3 x 3 blocks on a CPU with AVX2 and FMA (block_product_kernel()), each entry is a 4-lane
+/// fused multiply-add sum, equal to the scalar product's to rounding; otherwise each entry is
+/// summed in the scalar product's order and the results are the same bit for bit. Either way an
+/// entry is computed the same way serially and across threads.
 void symmetric_spmv(const SparseMatrix& A, const BlockLayout& layout, const Eigen::VectorXd& x,
                     Eigen::VectorXd& y);
+
+/// The kernel of the 3 x 3 block product on this CPU: "avx2" or "portable".
+const char* block_product_kernel();
+
+namespace detail {
+/// Makes the block product use the portable kernel (true) or the fastest (false): for tests.
+void force_portable_block_product(bool portable);
+}  // namespace detail
 
 /// symmetric_spmv run serially or across threads, whichever has been faster in recent calls
 /// (a running average of each, the slower one retried every kProbeEvery calls). A product at

@@ -12,6 +12,7 @@
 #include "softgrad/config.hpp"
 #include "softgrad/openmp_waiting.hpp"
 #include "solvers/cpu/amg_preconditioner.hpp"
+#include "solvers/cpu/linear_operator.hpp"
 #include "solvers/cpu/serial_openmp.hpp"
 
 namespace softgrad::app {
@@ -62,6 +63,8 @@ std::string build_info() {
              ? "one-thread OpenMP regions run as plain calls (no libgomp team per supernode)"
              : "OpenMP regions through libgomp (its import could not be redirected)")
      << "\n";
+  os << "  SpMV:    " << block_product_kernel()
+     << " kernel for the CG solvers' 3 x 3 block products\n";
   os << "  threads: " << omp_get_max_threads() << " OpenMP threads, "
      << std::thread::hardware_concurrency() << " hardware threads, waiting " << openmp_wait_policy()
      << "\n";
