@@ -573,11 +573,44 @@ def big_mesh():
     return rows
 
 
+def locomotion_training():
+    d = load("locomotion_training")
+    lines = []
+    for r in d["training"]:
+        files = " and ".join(f"`{f}`" for f in ("rollout.pvd", "gait.svg") if f in r["files"])
+        lines.append(
+            f"- `{r['command']}`: {r['total_iterations']} {r['optimizer'].capitalize()} "
+            f"iterations on {r['episode_s']:g} s episodes take the `{r['creature']}` creature "
+            f"from {r['initial_reward_m']:.4f} m to {r['best_reward_m']:.3f} m "
+            f"({r['best_body_lengths']:.2f} body lengths; the best controller's rollout, "
+            f"replayed: {r['rollout_reward_m']:.3f} m) with {r['simulated_steps']:,} simulated "
+            f"steps in {r['wall_time_s']:.1f} s" + (f", and write {files}." if files else "."))
+    return lines
+
+
+def locomotion_dt():
+    s = load("locomotion_training")["dt_study"]
+    rows = s["rows"]
+    lines = ["| dt [s] | " + " | ".join(f"{r['dt_s']:g}" for r in rows) + " |",
+             "|---" * (len(rows) + 1) + "|",
+             "| distance in 10 s [m] | " + " | ".join(f"{r['distance_10s_m']:.1f}" for r in rows)
+             + " |"]
+    distances = [r["distance_10s_m"] for r in rows]
+    falls = all(b < a for a, b in zip(distances, distances[1:]))
+    lines += ["", f"The gait trained on {s['episode_s']:g} s episodes reached "
+              f"{s['best_reward_m']:.3f} m in training; over 10 s its distance "
+              + ("falls at every halving of dt" if falls else "does not fall at every halving of dt")
+              + f", from {distances[0]:.1f} m to {distances[-1]:.1f} m ({s['command']}, "
+              f"{s['wall_time_s']:.0f} s)."]
+    return lines
+
+
 TABLES = {"sysid_cantilever": sysid_cantilever, "armadillo": armadillo, "big_mesh": big_mesh, "locomotion_compare": locomotion_compare, "sysid_scenes": sysid_scenes, "cantilever_solvers": cantilever_solvers, "adjoint_cantilever": adjoint_cantilever,
           "mesh_contact": mesh_contact, "rigid_robots": rigid_robots, "peer_pytorch": peer_pytorch, "thread_policy": thread_policy, "material_throughput": material_throughput,
           "hessian_projection": hessian_projection,
           "locomotion_speed": locomotion_speed, "batch_rollouts": batch_rollouts,
-          "python_overhead": python_overhead, "biped_bptt": biped_bptt}
+          "python_overhead": python_overhead, "biped_bptt": biped_bptt,
+          "locomotion_training": locomotion_training, "locomotion_dt": locomotion_dt}
 
 
 def main():
