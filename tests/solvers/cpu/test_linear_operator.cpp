@@ -132,7 +132,8 @@ TEST_CASE("solvers/linear_operator: the block product equals the scalar one") {
   }
 }
 
-TEST_CASE("solvers/linear_operator: the block product handles columns of one and two blocks") {
+TEST_CASE(
+    "solvers/linear_operator: the block product handles columns of one, two and three blocks") {
   // The AVX2 kernel takes blocks in pairs and masks each column's last block: columns of
   // 1, 2 and 3 blocks (a diagonal block, plus 0, 1 or 2 neighbours) cover each branch.
   const int n_verts = 4;
