@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "softgrad/ad/derivatives.hpp"
+#include "softgrad/ad/singular_values.hpp"
 #include "support/finite_difference.hpp"
 
 namespace ad = softgrad::ad;
@@ -123,6 +124,66 @@ TEST_CASE("ad/derivatives: parameter gradient and mixed product match central di
   const Eigen::VectorXd fd_mixed = fd_gradient(lambda_dot_grad, kP);
   CHECK(mixed.norm() > 0.1);
   CHECK(close(mixed, fd_mixed, 1e-8));
+}
+
+TEST_CASE("ad/derivatives: forward-mode parameter derivatives equal the tape's") {
+  // parameter_derivatives_forward (nested duals, no tape) against the reverse sweep, which the
+  // test above checks against central differences; kEnergy touches every operation.
+  const Eigen::VectorXd x = kX;
+  const Eigen::Vector4d lambda(0.5, 1.0, -0.3, 0.8);
+  Eigen::VectorXd dE_dp(M), mixed(M), dE_dp_fwd(M), mixed_fwd(M);
+  REQUIRE(ad::parameter_derivatives<N, M>(kEnergy, x.data(), kP.data(), lambda.data(), dE_dp.data(),
+                                          mixed.data()));
+  ad::parameter_derivatives_forward<N, M>(kEnergy, x.data(), kP.data(), lambda.data(),
+                                          dE_dp_fwd.data(), mixed_fwd.data());
+  CHECK(mixed.norm() > 0.1);
+  CHECK(close(dE_dp_fwd, dE_dp, 1e-14));
+  CHECK(close(mixed_fwd, mixed, 1e-14));
+  // Without lambda the mixed product vanishes.
+  ad::parameter_derivatives_forward<N, M>(kEnergy, x.data(), kP.data(), nullptr, dE_dp_fwd.data(),
+                                          mixed_fwd.data());
+  CHECK(close(dE_dp_fwd, dE_dp, 1e-14));
+  CHECK(mixed_fwd.norm() == 0.0);
+}
+
+TEST_CASE("ad/derivatives: forward-mode Hessian equals the tape's and is symmetric") {
+  const Eigen::VectorXd x = kX;
+  Eigen::Matrix<double, N, N, Eigen::RowMajor> H, H_fwd;
+  Eigen::VectorXd g(N), g_fwd(N);
+  double e = 0, e_fwd = 0;
+  REQUIRE(ad::hessian<N, M>(kEnergy, x.data(), kP.data(), e, g.data(), H.data()));
+  ad::forward_hessian<N, M>(kEnergy, x.data(), kP.data(), e_fwd, g_fwd.data(), H_fwd.data());
+  CHECK(e_fwd == e);
+  CHECK(close(g_fwd, g, 1e-14));
+  CHECK(close(H_fwd.reshaped(), H.reshaped(), 1e-13));
+  CHECK((H_fwd - H_fwd.transpose()).norm() == 0.0);
+}
+
+TEST_CASE("ad/derivatives: the sum of singular values in forward mode equals the tape's") {
+  // tr S(G(y)) with G nonlinear in y, so that both levels of the nested duals carry
+  // second derivatives of F into the primitive; the tape's primitive is the reference.
+  const auto f = [](const auto* y, const auto* p) {
+    softgrad::Mat<std::remove_cvref_t<decltype(y[0])>, 3, 3> F;
+    for (int k = 0; k < 9; ++k) F.a[k] = p[0] * y[k] + 0.1 * y[k] * y[k];
+    return softgrad::sum_of_singular_values(F);
+  };
+  const double y[9] = {1.1, 0.2, -0.1, 0.3, 0.9, 0.25, -0.2, 0.1, 1.3};
+  const double p[1] = {0.8};
+  double e = 0, e_fwd = 0, g[9], g_fwd[9], H[81], H_fwd[81];
+  REQUIRE(ad::hessian<9, 1>(f, y, p, e, g, H));
+  ad::forward_hessian<9, 1>(f, y, p, e_fwd, g_fwd, H_fwd);
+  const auto vec = [](const double* a, int n) { return Eigen::Map<const Eigen::VectorXd>(a, n); };
+  CHECK(e_fwd == doctest::Approx(e).epsilon(1e-15));
+  CHECK(close(vec(g_fwd, 9), vec(g, 9), 1e-14));
+  CHECK(vec(H, 81).norm() > 0.1);
+  CHECK(close(vec(H_fwd, 81), vec(H, 81), 1e-12));
+  const double lambda[9] = {0.3, -0.5, 0.2, 0.1, 0.7, -0.4, 0.6, 0.05, -0.2};
+  double dE_dp = 0, mixed = 0, dE_dp_fwd = 0, mixed_fwd = 0;
+  REQUIRE(ad::parameter_derivatives<9, 1>(f, y, p, lambda, &dE_dp, &mixed));
+  ad::parameter_derivatives_forward<9, 1>(f, y, p, lambda, &dE_dp_fwd, &mixed_fwd);
+  CHECK(std::abs(mixed) > 0.01);
+  CHECK(dE_dp_fwd == doctest::Approx(dE_dp).epsilon(1e-14));
+  CHECK(mixed_fwd == doctest::Approx(mixed).epsilon(1e-13));
 }
 
 TEST_CASE("ad/derivatives: parameter JVP of the gradient matches central differences") {

@@ -126,7 +126,7 @@ void check_density_derivatives() {
     REQUIRE(ad::density_hessian_vector_product<Material>(F, p.data(), dF, dP_a));
     REQUIRE(ad::density_hessian_vector_product<Ref>(F, p.data(), dF, dP_b));
     CHECK(close(vec(dP_a, D), vec(dP_b, D), kRtol));
-    double g_a[M], g_b[M], m_a[M], m_b[M];
+    double g_a[M] = {}, g_b[M] = {}, m_a[M] = {}, m_b[M] = {};
     REQUIRE(ad::density_parameter_derivatives<Material>(F, p.data(), dF, g_a, m_a));
     REQUIRE(ad::density_parameter_derivatives<Ref>(F, p.data(), dF, g_b, m_b));
     CHECK(close(vec(g_a, M), vec(g_b, M), kRtol));

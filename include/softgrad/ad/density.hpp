@@ -84,8 +84,9 @@ requires HasInvariantForm<Material> SOFTGRAD_HD bool invariant_hessian(const dou
     Material::psi_invariant_derivatives(I, p, psi, dpsi, d2psi);
     return true;
   } else {
-    return hessian<3, kNumParams<Material>>(InvariantDensityFunction<Material>{}, I, p, psi, dpsi,
-                                            d2psi);
+    forward_hessian<3, kNumParams<Material>>(InvariantDensityFunction<Material>{}, I, p, psi, dpsi,
+                                             d2psi);
+    return true;
   }
 }
 
@@ -128,6 +129,24 @@ SOFTGRAD_HD bool density_hessian_vector_product(const Mat<double, d, d>& F, cons
   }
 }
 
+/// Up to this many parameters the mixed products run in forward mode (MixedDual<M>, no tape).
+/// Its work grows with M; every built-in material has at most three. The bound is a safe
+/// margin, not a measured crossover: the tape stays for materials with many parameters.
+inline constexpr int kMaxForwardParameters = 4;
+
+namespace detail {
+template <int N, int M, class Fn>
+SOFTGRAD_HD bool density_parameter_derivatives(const Fn& f, const double* x, const double* p,
+                                               const double* dx, double* dpsi_dp, double* mixed) {
+  if constexpr (M <= kMaxForwardParameters) {
+    parameter_derivatives_forward<N, M>(f, x, p, dx, dpsi_dp, mixed);
+    return true;
+  } else {
+    return parameter_derivatives<N, M>(f, x, p, dx, dpsi_dp, mixed);
+  }
+}
+}  // namespace detail
+
 /// dpsi/dp and the mixed product d/dp (P : dF) at F (M entries each; either may be null).
 template <class Material, int d>
 SOFTGRAD_HD bool density_parameter_derivatives(const Mat<double, d, d>& F, const double* p,
@@ -139,11 +158,11 @@ SOFTGRAD_HD bool density_parameter_derivatives(const Mat<double, d, d>& F, const
     const InvariantBasis<d> b = invariant_basis(F);
     double dI[3];
     invariant_differentials(b, dF, dI);
-    return parameter_derivatives<3, M>(InvariantDensityFunction<Material>{}, b.I, p, dI, dpsi_dp,
-                                       mixed);
+    return detail::density_parameter_derivatives<3, M>(InvariantDensityFunction<Material>{}, b.I, p,
+                                                       dI, dpsi_dp, mixed);
   } else {
-    return parameter_derivatives<d * d, M>(DensityFunction<Material, d>{}, F.a, p, dF.a, dpsi_dp,
-                                           mixed);
+    return detail::density_parameter_derivatives<d * d, M>(DensityFunction<Material, d>{}, F.a, p,
+                                                           dF.a, dpsi_dp, mixed);
   }
 }
 

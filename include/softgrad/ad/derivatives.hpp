@@ -14,12 +14,18 @@
 /// (hyper-duals/TinyAD) and N separate sweeps for scalar forward-over-reverse. Hessian-vector
 /// products and mixed parameter products use L = 1 and never form the Hessian.
 ///
+/// Where N (or the parameter count M) is small the tape's bookkeeping outweighs that: the
+/// forward-mode versions (forward_hessian, parameter_derivatives_forward, on the nested duals of
+/// nested_dual.hpp) store no nodes. density.hpp uses them for an invariant density's Hessian
+/// (N = 3) and for a material's mixed parameter products (M <= 4).
+///
 /// All functions are allocation-free and exception-free (device-compatible). If the energy
 /// needs more than `Cap` tape nodes, the derivatives come back as NaN and `ok` is false.
 #pragma once
 
 #include <limits>
 
+#include "softgrad/ad/nested_dual.hpp"
 #include "softgrad/ad/tape.hpp"
 
 namespace softgrad::ad {
@@ -94,6 +100,35 @@ SOFTGRAD_HD bool hessian(const Fn& f, const double* x, const double* p, double& 
   return true;
 }
 
+/// The value, gradient and Hessian of hessian(), in second-order forward mode: one evaluation
+/// on NestedDual<N, N> numbers (nested_dual.hpp), no tape. Its work grows with N^2 per operation,
+/// so it is for functions of few inputs: an invariant density's three (density.hpp), where it
+/// costs about half the tape's.
+template <int N, int M, class Fn>
+SOFTGRAD_HD void forward_hessian(const Fn& f, const double* x, const double* p, double& value,
+                                 double* g, double* H) {
+  using R = NestedDual<N, N>;
+  R xv[N];
+  for (int i = 0; i < N; ++i) {
+    xv[i] = R(x[i]);
+    xv[i].d[0].d[1 + i] = 1.0;
+    xv[i].d[1 + i].d[0] = 1.0;
+  }
+  const R e = f(static_cast<const R*>(xv), p);
+  value = e.d[0].d[0];
+  for (int i = 0; i < N; ++i) {
+    g[i] = e.d[1 + i].d[0];
+    for (int k = 0; k < N; ++k) H[i * N + k] = e.d[1 + i].d[1 + k];
+  }
+  // Exact arithmetic gives a symmetric matrix; remove the rounding asymmetry.
+  for (int i = 0; i < N; ++i)
+    for (int k = i + 1; k < N; ++k) {
+      const double s = 0.5 * (H[i * N + k] + H[k * N + i]);
+      H[i * N + k] = s;
+      H[k * N + i] = s;
+    }
+}
+
 /// Hessian-vector product Hu = (d^2E/dx^2) u without forming the Hessian; optionally the
 /// gradient too (g may be null).
 template <int N, int M, int Cap = kDefaultTapeCapacity, class Fn>
@@ -162,6 +197,32 @@ SOFTGRAD_HD bool parameter_derivatives(const Fn& f, const double* x, const doubl
     if (mixed) mixed[j] = a.d[1];
   }
   return true;
+}
+
+/// The same dE/dp and mixed product as parameter_derivatives, in forward mode: one evaluation
+/// of f on MixedDual<M> numbers (nested_dual.hpp), x carrying lambda as its t-derivative and
+/// p_j the unit e_j. No tape, so nothing can overflow; the work grows with M, where the reverse
+/// sweep's does not, so the reverse version stays the choice for many parameters.
+template <int N, int M, class Fn>
+SOFTGRAD_HD void parameter_derivatives_forward(const Fn& f, const double* x, const double* p,
+                                               const double* lambda, double* dE_dp, double* mixed) {
+  static_assert(M >= 1, "parameter derivatives need at least one parameter");
+  using R = MixedDual<M>;
+  R xv[N];
+  R pv[M];
+  for (int i = 0; i < N; ++i) {
+    xv[i] = R(x[i]);
+    xv[i].d[0].d[1] = lambda ? lambda[i] : 0.0;
+  }
+  for (int j = 0; j < M; ++j) {
+    pv[j] = R(p[j]);
+    pv[j].d[1 + j].d[0] = 1.0;
+  }
+  const R e = f(static_cast<const R*>(xv), static_cast<const R*>(pv));
+  for (int j = 0; j < M; ++j) {
+    if (dE_dp) dE_dp[j] = e.d[1 + j].d[0];
+    if (mixed) mixed[j] = e.d[1 + j].d[1];
+  }
 }
 
 /// The parameter Jacobian-vector product of the gradient,

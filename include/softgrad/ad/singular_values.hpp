@@ -9,6 +9,7 @@
 #include <cmath>
 #include <type_traits>
 
+#include "softgrad/ad/nested_dual.hpp"
 #include "softgrad/ad/tape.hpp"
 #include "softgrad/polar.hpp"
 #include "softgrad/small_matrix.hpp"
@@ -68,6 +69,30 @@ SOFTGRAD_HD Var<R> sum_of_singular_values(const Mat<Var<R>, 3, 3>& F) {
   int node = tape->push(F.a[0].idx, partial[0], 0, R(0.0));
   for (int ij = 1; ij < 9; ++ij) node = tape->push(node, R(1.0), F.a[ij].idx, partial[ij]);
   return Var<R>(value, node, tape);
+}
+
+/// 3D tr S in forward mode (nested_dual.hpp). Its derivative along any direction is R : dF, so
+/// lane k is R : F_k and its t_l-derivative dR[F_tl] : F_k + R : F_k,tl.
+template <int K, int L>
+SOFTGRAD_HD NestedDual<K, L> sum_of_singular_values(const Mat<NestedDual<K, L>, 3, 3>& F) {
+  Mat<double, 3, 3> F0;
+  for (int ij = 0; ij < 9; ++ij) F0.a[ij] = F.a[ij].d[0].d[0];
+  Mat<double, 3, 3> Rot;
+  Mat<double, 3, 3> S;
+  polar_decomposition(F0, Rot, S);
+  NestedDual<K, L> c(trace(S));
+  for (int k = 0; k <= K; ++k)
+    for (int ij = 0; ij < 9; ++ij) c.d[k].d[0] += (k == 0 ? 0.0 : Rot.a[ij] * F.a[ij].d[k].d[0]);
+  for (int l = 1; l <= L; ++l) {
+    Mat<double, 3, 3> Ft;
+    for (int ij = 0; ij < 9; ++ij) Ft.a[ij] = F.a[ij].d[0].d[l];
+    const Mat<double, 3, 3> dR = polar_rotation_differential(Rot, S, Ft);
+    for (int ij = 0; ij < 9; ++ij) c.d[0].d[l] += Rot.a[ij] * Ft.a[ij];
+    for (int k = 1; k <= K; ++k)
+      for (int ij = 0; ij < 9; ++ij)
+        c.d[k].d[l] += dR.a[ij] * F.a[ij].d[k].d[0] + Rot.a[ij] * F.a[ij].d[k].d[l];
+  }
+  return c;
 }
 }  // namespace ad
 
