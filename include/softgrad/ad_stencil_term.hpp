@@ -89,10 +89,12 @@ class AdStencilTerm : public StencilTerm {
     return !flag.infeasible;
   }
 
-  void hessians(Data& d, const double* x, bool project, double* H) const override {
-    parallel_for(n_stencils(), kParallelMinElements, [&](int s) {
+  void hessians(Data& d, const double* x, bool project, int first, int count,
+                double* H) const override {
+    parallel_for(count, kParallelMinElements, [&](int k) {
+      const int s = first + k;
       double xs[N], q[M], g[N], e = 0.0;
-      double* h = H + static_cast<size_t>(s) * N * N;
+      double* h = H + static_cast<size_t>(k) * N * N;
       for (int i = 0; i < N * N; ++i) h[i] = 0.0;
       gather(x, s, xs);
       if (!is_active(d, s, xs)) return;

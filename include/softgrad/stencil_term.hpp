@@ -78,8 +78,10 @@ class StencilTerm : public EnergyTerm {
   virtual double energies(Data& d, const double* x, double* E) const = 0;
   /// E_s and their gradients g_s; false at an infeasible point (outputs then unspecified).
   virtual bool gradients(Data& d, const double* x, double* E, double* G) const = 0;
-  /// Hessians H_s (row-major), each projected to PSD when `project`.
-  virtual void hessians(Data& d, const double* x, bool project, double* H) const = 0;
+  /// Hessians H_s (row-major) of the `count` stencils from `first` on, into H from its start,
+  /// each projected to PSD when `project`. Assembly asks for chunks of stencils at a time.
+  virtual void hessians(Data& d, const double* x, bool project, int first, int count,
+                        double* H) const = 0;
   /// H_s u_s for the global direction u.
   virtual void hessian_products(Data& d, const double* x, const double* u, double* HU) const = 0;
   /// d/dq_s (lambda_s . dE_s/dx_s): the parameter part into P (n_local_parameters per stencil),

@@ -119,8 +119,46 @@ HessianAssembler::HessianAssembler(const SparsityBuilder& b) : dim_(b.dim_) {
             const int k = block[static_cast<size_t>(s) * pairs + a * set.size + c];
             plan.block_sources[fill[k]++] = s * plan.n_local + a * d * plan.m + c * d;
           }
+      plan_chunks(plan, block, set.n_stencils, set.size, d, n_blocks);
     }
     plans_.push_back(std::move(plan));
+  }
+  for (const Plan& plan : plans_)
+    if (plan.chunk > 0) block_sums_.assign(static_cast<size_t>(n_blocks) * d * d, 0.0);
+}
+
+void HessianAssembler::plan_chunks(Plan& plan, const std::vector<int>& block, int n_stencils,
+                                   int size, int dim, int n_blocks) {
+  // A chunk's local matrices should stay in a core's L2 cache while they are summed. Python pcg
+  // backward at 10k tets (AMD EPYC, L2 1 MB): 64 KB to 512 KB within noise of each other, 1 MB
+  // 3-4% slower, the whole set (11.5 MB) 8% slower.
+  constexpr int kChunkBytes = 128 * 1024;
+  plan.chunk = std::max(1, kChunkBytes / (plan.n_local * static_cast<int>(sizeof(double))));
+  const int pairs = size * size;
+  std::vector<char> reached(static_cast<size_t>(n_blocks), 0);
+  std::vector<std::pair<int, int>> entries;  // (block, source) of one chunk, stencils ascending
+  plan.chunk_begin.assign(1, 0);
+  plan.chunk_source_begin.assign(1, 0);
+  for (int first = 0; first < n_stencils; first += plan.chunk) {
+    const int last = std::min(n_stencils, first + plan.chunk);
+    entries.clear();
+    for (int s = first; s < last; ++s)
+      for (int a = 0; a < size; ++a)
+        for (int c = 0; c < size; ++c)
+          entries.emplace_back(block[static_cast<size_t>(s) * pairs + a * size + c],
+                               (s - first) * plan.n_local + a * dim * plan.m + c * dim);
+    // Stable: each block keeps its sources in stencil order, as in block_sources.
+    std::stable_sort(entries.begin(), entries.end(),
+                     [](const auto& x, const auto& y) { return x.first < y.first; });
+    for (size_t e = 0; e < entries.size();) {
+      const int k = entries[e].first;
+      plan.chunk_block.push_back(reached[k] ? k : -k - 1);
+      reached[k] = 1;
+      for (; e < entries.size() && entries[e].first == k; ++e)
+        plan.chunk_sources.push_back(entries[e].second);
+      plan.chunk_source_begin.push_back(static_cast<int>(plan.chunk_sources.size()));
+    }
+    plan.chunk_begin.push_back(static_cast<int>(plan.chunk_block.size()));
   }
 }
 
@@ -162,7 +200,92 @@ void gather_blocks(const std::vector<int>& block_begin, const std::vector<int>& 
   });
 }
 
+// Adds one chunk's local blocks to the running block sums, each block's in stencil order.
+template <int D>
+void sum_chunk(const std::vector<int>& begin, const std::vector<int>& blocks,
+               const std::vector<int>& source_begin, const std::vector<int>& sources, int chunk,
+               int m, const double* local, double* sums) {
+  for (int e = begin[chunk]; e < begin[chunk + 1]; ++e) {
+    const bool fresh = blocks[e] < 0;  // no earlier chunk reached it: start from zero
+    double* out = sums + static_cast<size_t>(fresh ? -blocks[e] - 1 : blocks[e]) * D * D;
+    double sum[D * D];
+    for (int i = 0; i < D * D; ++i) sum[i] = fresh ? 0.0 : out[i];
+    for (int c = source_begin[e]; c < source_begin[e + 1]; ++c) {
+      const double* source = local + sources[c];
+      for (int i = 0; i < D; ++i)
+        for (int j = 0; j < D; ++j) sum[i * D + j] += source[i * m + j];
+    }
+    for (int i = 0; i < D * D; ++i) out[i] = sum[i];
+  }
+}
+
+// Adds the block sums to the values as gather_blocks does (every block, those without local
+// blocks adding zero).
+template <int D>
+void add_block_sums(const std::vector<int>& block_begin, const std::vector<int>& start,
+                    const std::vector<int>& column, const double* sums, double scale,
+                    double* values) {
+  const int n_blocks = static_cast<int>(start.size());
+  parallel_for(n_blocks, kParallelMinEntries / (D * D), [&](int k) {
+    const double zero[D * D] = {};
+    const double* sum =
+        block_begin[k] < block_begin[k + 1] ? sums + static_cast<size_t>(k) * D * D : zero;
+    double* target = values + start[k];
+    for (int j = 0; j < D; ++j)
+      for (int i = 0; i < D; ++i) target[j * column[k] + i] += scale * sum[i * D + j];
+  });
+}
+
 }  // namespace
+
+int HessianAssembler::chunk_stencils(int id) const {
+  SOFTGRAD_CHECK(id >= 0 && id < static_cast<int>(plans_.size()), "unknown stencil set " << id);
+  return plans_[id].chunk;
+}
+
+void HessianAssembler::add_stencil_chunk(int id, int chunk, const double* local) {
+  SOFTGRAD_CHECK(id >= 0 && id < static_cast<int>(plans_.size()), "unknown stencil set " << id);
+  Plan& plan = plans_[id];
+  SOFTGRAD_CHECK(plan.chunk > 0, "stencil set " << id << " is not assembled in chunks");
+  const int n_chunks = static_cast<int>(plan.chunk_begin.size()) - 1;
+  SOFTGRAD_CHECK(chunk >= 0 && chunk < n_chunks && (chunk == 0 || chunk == plan.next_chunk),
+                 "chunk " << chunk << " of stencil set " << id << " out of order (expected "
+                          << plan.next_chunk << " of " << n_chunks << ")");
+  plan.next_chunk = chunk + 1;
+  switch (dim_) {
+    case 2:
+      return sum_chunk<2>(plan.chunk_begin, plan.chunk_block, plan.chunk_source_begin,
+                          plan.chunk_sources, chunk, plan.m, local, block_sums_.data());
+    case 3:
+      return sum_chunk<3>(plan.chunk_begin, plan.chunk_block, plan.chunk_source_begin,
+                          plan.chunk_sources, chunk, plan.m, local, block_sums_.data());
+    default:
+      return sum_chunk<1>(plan.chunk_begin, plan.chunk_block, plan.chunk_source_begin,
+                          plan.chunk_sources, chunk, plan.m, local, block_sums_.data());
+  }
+}
+
+void HessianAssembler::finish_stencil_chunks(int id, double scale) {
+  SOFTGRAD_CHECK(id >= 0 && id < static_cast<int>(plans_.size()), "unknown stencil set " << id);
+  Plan& plan = plans_[id];
+  const int n_chunks = static_cast<int>(plan.chunk_begin.size()) - 1;
+  SOFTGRAD_CHECK(plan.chunk > 0 && plan.next_chunk == n_chunks,
+                 "stencil set " << id << ": finished after " << plan.next_chunk << " of "
+                                << n_chunks << " chunks");
+  plan.next_chunk = 0;
+  double* values = H_.valuePtr();
+  switch (dim_) {
+    case 2:
+      return add_block_sums<2>(plan.block_begin, block_start_, block_column_, block_sums_.data(),
+                               scale, values);
+    case 3:
+      return add_block_sums<3>(plan.block_begin, block_start_, block_column_, block_sums_.data(),
+                               scale, values);
+    default:
+      return add_block_sums<1>(plan.block_begin, block_start_, block_column_, block_sums_.data(),
+                               scale, values);
+  }
+}
 
 void HessianAssembler::add_stencils(int id, const double* local, double scale) {
   SOFTGRAD_CHECK(id >= 0 && id < static_cast<int>(plans_.size()), "unknown stencil set " << id);

@@ -94,10 +94,12 @@ bool DampingTerm::gradients(Data& d, const double* x, double* E, double* G) cons
   return true;
 }
 
-void DampingTerm::hessians(Data& d, const double*, bool, double* H) const {
+void DampingTerm::hessians(Data& d, const double*, bool, int first, int count, double* H) const {
   const std::vector<double>& K = stiffness(d);
   const double scale = d.parameters[1] / d.step.dt;
-  for (size_t k = 0; k < K.size(); ++k) H[k] = scale * K[k];
+  const size_t n_local = static_cast<size_t>(stencil_dofs()) * stencil_dofs();
+  const double* k_first = K.data() + first * n_local;
+  for (size_t k = 0; k < count * n_local; ++k) H[k] = scale * k_first[k];
 }
 
 void DampingTerm::hessian_products(Data& d, const double*, const double* u, double* HU) const {

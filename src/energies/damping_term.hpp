@@ -65,7 +65,8 @@ class DampingTerm final : public StencilTerm {
   // The stiffness part beta/dt K_0 as stencil kernels.
   double energies(Data& d, const double* x, double* E) const override;
   bool gradients(Data& d, const double* x, double* E, double* G) const override;
-  void hessians(Data& d, const double* x, bool project, double* H) const override;
+  void hessians(Data& d, const double* x, bool project, int first, int count,
+                double* H) const override;
   void hessian_products(Data& d, const double* x, const double* u, double* HU) const override;
 
   const Model& model_;

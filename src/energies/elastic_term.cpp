@@ -64,7 +64,7 @@ ElementBatch ElasticTerm::batch(const Data& d) const {
   return b;
 }
 
-void ElasticTerm::check(const BatchReport& r, const char* what) const {
+void ElasticTerm::check(const BatchReport& r, const char* what, int first_elem) const {
   if (r.n_failed > 0) {
     std::ostringstream os;
     os << "material '" << body_.material->name() << "' of body '" << body_.name
@@ -75,7 +75,7 @@ void ElasticTerm::check(const BatchReport& r, const char* what) const {
   // The line search never accepts an inverted state, so only a bad start gets here.
   if (r.n_inverted > 0) {
     std::ostringstream os;
-    os << "body '" << body_.name << "': element " << r.first_inverted
+    os << "body '" << body_.name << "': element " << first_elem + r.first_inverted
        << " is inverted (det F <= 0), which material '" << body_.material->name()
        << "' does not allow";
     throw InputError(os.str());
@@ -93,8 +93,19 @@ bool ElasticTerm::gradients(Data& d, const double* x, double* E, double* G) cons
   return true;
 }
 
-void ElasticTerm::hessians(Data& d, const double* x, bool project, double* H) const {
-  check(body_.material->hessian(batch(d), x, project, d.E.data(), d.G.data(), H), "Hessian");
+void ElasticTerm::hessians(Data& d, const double* x, bool project, int first, int count,
+                           double* H) const {
+  ElementBatch b = batch(d);  // elements first .. first + count - 1
+  const int dim = b.dim;
+  const size_t n_params = body_.material->n_params();
+  b.n_elems = count;
+  b.elems += static_cast<size_t>(first) * (dim + 1);
+  b.Dm_inv += static_cast<size_t>(first) * dim * dim;
+  b.volume += first;
+  b.params += first * n_params;
+  check(body_.material->hessian(b, x, project, d.E.data() + first,
+                                d.G.data() + static_cast<size_t>(first) * b.n_elem_dofs(), H),
+        "Hessian", first);
 }
 
 bool ElasticTerm::store_differentials(ElasticData& d, const double* x) const {

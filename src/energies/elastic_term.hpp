@@ -38,11 +38,13 @@ class ElasticTerm final : public StencilTerm {
   std::unique_ptr<Data> new_data() const override { return std::make_unique<ElasticData>(); }
   ElementBatch batch(const Data& d) const;
   /// Throws for elements the material could not evaluate (an inverted start, AD failure).
-  void check(const BatchReport& r, const char* what) const;
+  /// Throws for failed or inverted elements; `first_elem`: the batch's first element in the body.
+  void check(const BatchReport& r, const char* what, int first_elem = 0) const;
 
   double energies(Data& d, const double* x, double* E) const override;
   bool gradients(Data& d, const double* x, double* E, double* G) const override;
-  void hessians(Data& d, const double* x, bool project, double* H) const override;
+  void hessians(Data& d, const double* x, bool project, int first, int count,
+                double* H) const override;
   void hessian_products(Data& d, const double* x, const double* u, double* HU) const override;
   void parameter_products(Data& d, const double* x, const double* lambda, double* P,
                           double* X) const override;

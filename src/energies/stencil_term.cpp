@@ -2,11 +2,13 @@
 // tangent products through the stencils' local inputs.
 #include "softgrad/stencil_term.hpp"
 
+#include <algorithm>
 #include <limits>
 
 #include "../assembly/vector_scatter.hpp"
 #include "softgrad/assembly.hpp"
 #include "softgrad/errors.hpp"
+#include "softgrad/parallel_team.hpp"
 
 namespace softgrad {
 
@@ -69,8 +71,21 @@ double StencilTerm::value_and_gradient(TermData& d, const Eigen::VectorXd& x,
 void StencilTerm::add_hessian(TermData& d, const Eigen::VectorXd& x, bool project,
                               HessianAssembler& H) const {
   Data& s = data(d);
-  s.H.resize(static_cast<size_t>(n_stencils_) * stencil_dofs() * stencil_dofs());
-  hessians(s, x.data(), project, s.H.data());
+  const size_t n_local = static_cast<size_t>(stencil_dofs()) * stencil_dofs();
+  // On one thread, a chunk at a time: its Hessians are summed while in cache. A team of threads
+  // takes the whole set (a chunk is too small to share out); both give the same bits.
+  const int chunk = H.chunk_stencils(d.stencil_set);
+  if (chunk > 0 && chunk < n_stencils_ && parallel_team() == 1) {
+    s.H.resize(chunk * n_local);
+    for (int first = 0; first < n_stencils_; first += chunk) {
+      hessians(s, x.data(), project, first, std::min(chunk, n_stencils_ - first), s.H.data());
+      H.add_stencil_chunk(d.stencil_set, first / chunk, s.H.data());
+    }
+    H.finish_stencil_chunks(d.stencil_set);
+    return;
+  }
+  s.H.resize(n_stencils_ * n_local);
+  hessians(s, x.data(), project, 0, n_stencils_, s.H.data());
   H.add_stencils(d.stencil_set, s.H.data());
 }
 
@@ -86,7 +101,7 @@ void StencilTerm::add_hessian_diagonal(TermData& d, const Eigen::VectorXd& x,
   Data& s = data(d);
   const int n = stencil_dofs();
   s.H.resize(static_cast<size_t>(n_stencils_) * n * n);
-  hessians(s, x.data(), /*project=*/true, s.H.data());
+  hessians(s, x.data(), /*project=*/true, 0, n_stencils_, s.H.data());
   // Per-stencil diagonals, through the vector buffer.
   for (int k = 0; k < n_stencils_; ++k)
     for (int i = 0; i < n; ++i)
