@@ -70,12 +70,52 @@ BatchReport for_each_element(int n_elems, const Body& body) {
   return r;
 }
 
+/// Runs body(first, count, status) over the elements in groups of L (status: L outcomes, the
+/// first count of which are tallied), in parallel as for_each_element.
+template <int L, class Body>
+BatchReport for_each_element_group(int n_elems, const Body& body) {
+  struct Tally {
+    int n_inverted = 0, n_failed = 0, first_inverted = INT_MAX;
+  };
+  const int n_groups = (n_elems + L - 1) / L;
+  const Tally t = parallel_reduce(
+      n_groups, kParallelMinElements / L, Tally{},
+      [&](int group, Tally& acc) {
+        const int first = group * L;
+        const int count = std::min(L, n_elems - first);
+        ad::ElementStatus status[L];
+        body(first, count, status);
+        for (int k = 0; k < count; ++k) {
+          if (status[k] == ad::ElementStatus::Inverted) {
+            ++acc.n_inverted;
+            acc.first_inverted = std::min(acc.first_inverted, first + k);
+          } else if (status[k] == ad::ElementStatus::TapeOverflow) {
+            ++acc.n_failed;
+          }
+        }
+      },
+      [](Tally& total, const Tally& part) {
+        total.n_inverted += part.n_inverted;
+        total.n_failed += part.n_failed;
+        total.first_inverted = std::min(total.first_inverted, part.first_inverted);
+      });
+  BatchReport r;
+  r.n_inverted = t.n_inverted;
+  r.n_failed = t.n_failed;
+  r.first_inverted = t.n_inverted > 0 ? t.first_inverted : -1;
+  return r;
+}
+
 }  // namespace detail
 
 template <class Derived, int ParamCount>
 class ElementModel : public MaterialModel {
  public:
   static constexpr int kParamCount = ParamCount;
+  /// How many elements a model projects side by side (projected_element_hessians<d>, which a
+  /// model declaring more than 1 provides); 1: one at a time through element_hessian.
+  template <int d>
+  static constexpr int kProjectionLanes = 1;
 
   double energy(const ElementBatch& b, const double* x, double* per_elem,
                 BatchReport* report) const final {
@@ -161,6 +201,15 @@ class ElementModel : public MaterialModel {
   BatchReport hessian_impl(const ElementBatch& b, const double* x, bool project, double* per_elem,
                            double* elem_grad, double* elem_hess) const {
     constexpr int N = (d + 1) * d;
+    constexpr int L = Derived::template kProjectionLanes<d>;
+    if constexpr (L > 1) {
+      if (project)
+        return detail::for_each_element_group<L>(
+            b.n_elems, [&](int first, int count, ad::ElementStatus* status) {
+              self().template projected_element_hessians<d>(b, first, count, x, per_elem, elem_grad,
+                                                            elem_hess, status);
+            });
+    }
     return detail::for_each_element(b.n_elems, [&](int e) {
       double xe[N];
       detail::gather<d>(b, e, x, xe);

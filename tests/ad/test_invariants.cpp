@@ -195,6 +195,28 @@ void check_singular_frame() {
     ad::invariant_singular_frame_hessian<d>(sigma, dpsi, d2psi, Ap);
     CHECK(vec(A_ref, D * D).norm() > 0.0);
     CHECK(close(vec(Ap, D * D), vec(A_ref, D * D), kRtol));
+    if constexpr (d == 3) {
+      // The compact blocks are the same entries of A_ref.
+      const ad::InvariantFrameBlocks<double> blocks =
+          ad::invariant_frame_blocks(sigma, dpsi, d2psi);
+      double compact[15], reference[15];
+      for (int k = 0; k < 3; ++k)
+        for (int l = 0; l < 3; ++l) {
+          compact[k * 3 + l] = blocks.stretch[k * 3 + l];
+          reference[k * 3 + l] = A_ref[(k * d + k) * D + l * d + l];
+        }
+      for (int q = 0; q < 3; ++q) {
+        const int kl = ad::frame_pair_first(q) * d + ad::frame_pair_second(q);
+        const int lk = ad::frame_pair_second(q) * d + ad::frame_pair_first(q);
+        compact[9 + q] = blocks.c[q];
+        compact[12 + q] = blocks.e[q];
+        reference[9 + q] = A_ref[kl * D + kl];
+        reference[12 + q] = A_ref[kl * D + lk];
+        CHECK(std::abs(A_ref[lk * D + lk] - A_ref[kl * D + kl]) <=
+              kRtol * vec(A_ref, D * D).norm());  // both diagonal entries are c
+      }
+      CHECK(close(vec(compact, 15), vec(reference, 15), kRtol));
+    }
   }
 }
 

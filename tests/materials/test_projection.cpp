@@ -110,3 +110,65 @@ TEST_CASE("materials/projection: every density model's projected Hessian is PSD"
         CHECK(ev.minCoeff() >= -1e-12 * ev.cwiseAbs().maxCoeff());
       }
 }
+
+TEST_CASE("materials/projection: in a batch, each element is projected as it would be alone") {
+  // Models in invariant form project 3D elements four at a time (ad::projected_element_hessians);
+  // each element's result must not depend on its neighbours or its place among them. The batch
+  // mixes positive definite and indefinite states, a nearly singular F (the closed-form SVD
+  // declines it), an inverted F where the model forbids it, and a count that is not a multiple
+  // of four.
+  constexpr int d = 3;
+  constexpr int N = (d + 1) * d;
+  for (const auto& m : density_models()) {
+    std::vector<Eigen::MatrixXd> Fs = states(d, m->allows_inversion());
+    Fs.insert(Fs.begin() + 2, random_rotation(d) * Eigen::Vector3d(1.5, 1.0, 1e-5).asDiagonal() *
+                                  random_rotation(d).transpose());
+    int expected_first_inverted = -1;
+    if (!m->allows_inversion()) {
+      expected_first_inverted = 5;
+      Fs.insert(Fs.begin() + expected_first_inverted,
+                Eigen::Vector3d(1.0, 1.0, -0.5).asDiagonal().toDenseMatrix());
+    }
+    if (Fs.size() % 4 == 0) Fs.pop_back();
+    const int n = static_cast<int>(Fs.size());
+    INFO(m->name() << ", " << n << " elements");
+    std::vector<SingleElement> elements;
+    std::vector<int> elems;
+    std::vector<double> Dm_inv, volume, params;
+    Eigen::VectorXd x(n * N);
+    for (int e = 0; e < n; ++e) {
+      elements.emplace_back(d, sample_params(*m));
+      const SingleElement& el = elements.back();
+      for (int a = 0; a <= d; ++a) elems.push_back(e * (d + 1) + a);
+      Dm_inv.insert(Dm_inv.end(), el.Dm_inv.begin(), el.Dm_inv.end());
+      volume.push_back(el.volume[0]);
+      params.insert(params.end(), el.params.begin(), el.params.end());
+      x.segment(e * N, N) = el.deformed(Fs[e]);
+    }
+    ElementBatch batch = elements[0].batch();
+    batch.n_elems = n;
+    batch.elems = elems.data();
+    batch.Dm_inv = Dm_inv.data();
+    batch.volume = volume.data();
+    batch.params = params.data();
+    std::vector<double> E(n, -1.0), g(n * N), H(n * N * N);
+    const BatchReport report = m->hessian(batch, x.data(), true, E.data(), g.data(), H.data());
+    CHECK(report.n_failed == 0);
+    CHECK(report.n_inverted == (expected_first_inverted >= 0 ? 1 : 0));
+    CHECK(report.first_inverted == expected_first_inverted);
+    for (int e = 0; e < n; ++e) {
+      if (e == expected_first_inverted) continue;
+      INFO("element " << e << ", F = " << Fs[e]);
+      RowMajor H_alone(N, N);
+      Eigen::VectorXd g_alone(N);
+      double E_alone = 0.0;
+      const Eigen::VectorXd x_alone = x.segment(e * N, N);
+      REQUIRE(m->hessian(elements[e].batch(), x_alone.data(), true, &E_alone, g_alone.data(),
+                         H_alone.data())
+                  .ok());
+      CHECK(E[e] == E_alone);
+      CHECK(Eigen::Map<const Eigen::VectorXd>(&g[e * N], N) == g_alone);
+      CHECK(Eigen::Map<const RowMajor>(&H[e * N * N], N, N) == H_alone);
+    }
+  }
+}

@@ -138,19 +138,24 @@ SOFTGRAD_HD void chain_hessian(const ElementShape<d>& s, const double* A, double
 }
 
 /// A <- A_+ for a density in invariant form, whose invariant derivatives dpsi (3) and d2psi
-/// (3 x 3) at F are known: the singular-frame Hessian then comes in closed form
-/// (invariant_singular_frame_hessian), without evaluating the material again.
+/// (3 x 3) at F are known: the singular-frame Hessian then comes in closed form, without
+/// evaluating the material again. A positive definite A is left as it is.
 template <int d>
-SOFTGRAD_HD void project_invariant_density_hessian(const Mat<double, d, d>& F, const double* dpsi,
+SOFTGRAD_HD void project_invariant_density_hessian(const InvariantBasis<d>& b, const double* dpsi,
                                                    const double* d2psi, double* A) {
-  constexpr int D = d * d;
-  Mat<double, d, d> U;
-  Mat<double, d, d> V;
-  double sigma[d];
-  signed_svd(F, U, sigma, V);
-  double A_rot[D * D];
-  invariant_singular_frame_hessian<d>(sigma, dpsi, d2psi, A_rot);
-  clamp_negative_modes<d>(U, V, A_rot, A);
+  if constexpr (d == 3) {
+    double* const lanes[1] = {A};
+    project_invariant_hessian<double>(b.F, b.C, b.I[2], dpsi, d2psi, lanes);
+  } else {
+    if (positive_definite<4>(A)) return;
+    Mat<double, 2, 2> U;
+    Mat<double, 2, 2> V;
+    double sigma[2];
+    signed_svd(b.F, U, sigma, V);
+    double A_rot[16];
+    invariant_singular_frame_hessian<2>(sigma, dpsi, d2psi, A_rot);
+    clamp_negative_modes<2>(U, V, A_rot, A);
+  }
 }
 
 /// A <- A_+, the PSD projection of A = d^2 psi / dF^2 at F, for an isotropic material: its
@@ -165,7 +170,7 @@ SOFTGRAD_HD bool project_isotropic_density_hessian(const Mat<double, d, d>& F, c
     double dpsi[3];
     double d2psi[9];
     if (!invariant_hessian<Material>(b.I, p, psi, dpsi, d2psi)) return false;
-    project_invariant_density_hessian<d>(F, dpsi, d2psi, A);
+    project_invariant_density_hessian<d>(b, dpsi, d2psi, A);
   } else {
     // The singular-frame Hessian by the material's own derivatives at diag(sigma).
     constexpr int D = d * d;
@@ -196,31 +201,49 @@ SOFTGRAD_HD Projection projection_needed(const double* A) {
   return IsIsotropic<Material> ? Projection::SingularFrame : Projection::EigenSolver;
 }
 
+namespace detail {
+/// An invariant-form element's energy, gradient g and exact A = d^2 psi / dF^2, keeping the
+/// basis and invariant derivatives for the projection (density_hessian's steps).
+template <class Material, int d>
+SOFTGRAD_HD ElementStatus invariant_element_derivatives(const ElementShape<d>& s, const double* x,
+                                                        const double* p, double& energy, double* g,
+                                                        double* A, InvariantBasis<d>& b,
+                                                        double* dpsi, double* d2psi) {
+  const Mat<double, d, d> F = apply_shape(s, x);
+  if (!admissible<Material>(F)) return ElementStatus::Inverted;
+  b = invariant_basis(F);
+  double psi = 0.0;
+  if (!invariant_hessian<Material>(b.I, p, psi, dpsi, d2psi)) return ElementStatus::TapeOverflow;
+  double P[d * d];
+  invariant_stress(b, dpsi, P);
+  invariant_stress_differential(b, dpsi, d2psi, A);
+  energy = s.volume * psi;
+  apply_shape_transpose(s, P, s.volume, g);
+  return ElementStatus::Ok;
+}
+}  // namespace detail
+
 /// Energy, gradient and element Hessian H (N x N row-major), optionally projected to PSD.
 template <class Material, int d>
 ElementStatus element_hessian(const ElementShape<d>& s, const double* x, const double* p,
                               bool project, double& energy, double* g, double* H) {
   constexpr int D = d * d;
-  const Mat<double, d, d> F = apply_shape(s, x);
-  if (!admissible<Material>(F)) return ElementStatus::Inverted;
-  double P[D];
   double A[D * D];
-  double psi = 0.0;
   if constexpr (HasInvariantForm<Material>) {
-    // density_hessian's steps, keeping the invariant derivatives for the projection.
-    const InvariantBasis<d> b = invariant_basis(F);
+    InvariantBasis<d> b;
     double dpsi[3];
     double d2psi[9];
-    if (!invariant_hessian<Material>(b.I, p, psi, dpsi, d2psi)) return ElementStatus::TapeOverflow;
-    invariant_stress(b, dpsi, P);
-    invariant_stress_differential(b, dpsi, d2psi, A);
-    energy = s.volume * psi;
-    apply_shape_transpose(s, P, s.volume, g);
-    if (project && !positive_definite<D>(A))
-      project_invariant_density_hessian<d>(F, dpsi, d2psi, A);
+    const ElementStatus status =
+        detail::invariant_element_derivatives<Material>(s, x, p, energy, g, A, b, dpsi, d2psi);
+    if (status != ElementStatus::Ok) return status;
+    if (project) project_invariant_density_hessian<d>(b, dpsi, d2psi, A);
     chain_hessian(s, A, H);
     return ElementStatus::Ok;
   }
+  const Mat<double, d, d> F = apply_shape(s, x);
+  if (!admissible<Material>(F)) return ElementStatus::Inverted;
+  double P[D];
+  double psi = 0.0;
   if (!density_hessian<Material>(F, p, psi, P, A)) return ElementStatus::TapeOverflow;
   energy = s.volume * psi;
   apply_shape_transpose(s, P, s.volume, g);
@@ -230,6 +253,47 @@ ElementStatus element_hessian(const ElementShape<d>& s, const double* x, const d
   chain_hessian(s, A, H);
   if (how == Projection::EigenSolver) project_psd<(d + 1) * d>(H);
   return ElementStatus::Ok;
+}
+
+/// element_hessian with project = true for up to L 3D elements of a material in invariant form,
+/// their projections side by side (project_invariant_hessian on Lanes<L>), which hides the
+/// latency of each one's square roots and divisions behind the others'. Element k < count has
+/// shape s[k], positions x[k], parameters p[k] and outputs energy[k], g[k], H[k], status[k];
+/// each result is bit for bit element_hessian's.
+template <class Material, int L>
+requires HasInvariantForm<Material>
+void projected_element_hessians(const ElementShape<3>* s, const double* const* x,
+                                const double* const* p, int count, double* energy, double* const* g,
+                                double* const* H, ElementStatus* status) {
+  double A[L][81];
+  double* rows[L];
+  Mat<Lanes<L>, 3, 3> F, C;
+  Lanes<L> J, dpsi[3], d2psi[9];
+  for (int l = 0; l < L; ++l) {
+    rows[l] = A[l];
+    InvariantBasis<3> b;
+    double dpsi_l[3];
+    double d2psi_l[9];
+    status[l] = l < count ? detail::invariant_element_derivatives<Material>(
+                                s[l], x[l], p[l], energy[l], g[l], A[l], b, dpsi_l, d2psi_l)
+                          : ElementStatus::Inverted;
+    if (status[l] != ElementStatus::Ok) {
+      // A harmless stand-in: F = I with a positive definite frame, left unprojected.
+      b = invariant_basis(identity<double, 3>());
+      for (int k = 0; k < 3; ++k) dpsi_l[k] = k == 0 ? 1.0 : 0.0;
+      for (int k = 0; k < 9; ++k) d2psi_l[k] = 0.0;
+    }
+    for (int k = 0; k < 9; ++k) {
+      F.a[k].v[l] = b.F.a[k];
+      C.a[k].v[l] = b.C.a[k];
+      d2psi[k].v[l] = d2psi_l[k];
+    }
+    for (int k = 0; k < 3; ++k) dpsi[k].v[l] = dpsi_l[k];
+    J.v[l] = b.I[2];
+  }
+  project_invariant_hessian(F, C, J, dpsi, d2psi, rows);
+  for (int l = 0; l < count; ++l)
+    if (status[l] == ElementStatus::Ok) chain_hessian(s[l], A[l], H[l]);
 }
 
 /// Hessian-vector product Hu for an element direction u, without forming H.

@@ -258,6 +258,56 @@ SOFTGRAD_HD void invariant_singular_frame_hessian(const double* sigma, const dou
     }
 }
 
+/// The blocks of invariant_singular_frame_hessian<3> alone, for one element (T = double) or
+/// several side by side (T = Lanes<L>, lanes.hpp): the stretch block (3 x 3, row-major) and, for
+/// the pairs (k, l) = (0, 1), (0, 2), (1, 2), the [[c, e], [e, c]] block, whose modes are
+/// E = (e_k e_l^T + e_l e_k^T) / sqrt 2 (eigenvalue c + e) and E = (e_k e_l^T - e_l e_k^T) /
+/// sqrt 2 (eigenvalue c - e) for every material.
+template <class T>
+struct InvariantFrameBlocks {
+  T stretch[9];
+  T c[3];
+  T e[3];
+};
+
+/// Pair q of InvariantFrameBlocks is (k, l) = (frame_pair_first(q), frame_pair_second(q)).
+SOFTGRAD_HD constexpr int frame_pair_first(int q) { return q == 2 ? 1 : 0; }
+SOFTGRAD_HD constexpr int frame_pair_second(int q) { return q == 0 ? 1 : 2; }
+
+template <class T>
+SOFTGRAD_HD InvariantFrameBlocks<T> invariant_frame_blocks(const T* sigma, const T* dpsi,
+                                                           const T* d2psi) {
+  InvariantFrameBlocks<T> out;
+  T gh[3][3];
+  for (int k = 0; k < 3; ++k) {
+    gh[0][k] = 2.0 * sigma[k];
+    gh[1][k] = 4.0 * sigma[k] * sigma[k] * sigma[k];
+    gh[2][k] = sigma[(k + 1) % 3] * sigma[(k + 2) % 3];
+  }
+  // stretch_kl = gh(., k)^T d2psi gh(., l) + the diagonal or Psi_J term; d2psi gh(., l) first.
+  T dgh[3][3];
+  for (int i = 0; i < 3; ++i)
+    for (int l = 0; l < 3; ++l)
+      dgh[i][l] =
+          d2psi[i * 3] * gh[0][l] + d2psi[i * 3 + 1] * gh[1][l] + d2psi[i * 3 + 2] * gh[2][l];
+  for (int k = 0; k < 3; ++k)
+    for (int l = k; l < 3; ++l) {
+      const T a = (k == l ? 2.0 * dpsi[0] + 12.0 * dpsi[1] * sigma[k] * sigma[k]
+                          : dpsi[2] * sigma[3 - k - l]) +
+                  (gh[0][k] * dgh[0][l] + gh[1][k] * dgh[1][l] + gh[2][k] * dgh[2][l]);
+      out.stretch[k * 3 + l] = a;
+      out.stretch[l * 3 + k] = a;
+    }
+  for (int q = 0; q < 3; ++q) {
+    const int k = frame_pair_first(q);
+    const int l = frame_pair_second(q);
+    const int m = 3 - k - l;
+    out.c[q] = 2.0 * dpsi[0] + 4.0 * dpsi[1] * (sigma[k] * sigma[k] + sigma[l] * sigma[l]);
+    out.e[q] = 4.0 * dpsi[1] * sigma[k] * sigma[l] - dpsi[2] * sigma[m];
+  }
+  return out;
+}
+
 /// dP = (dP/dF)[dF] from dpsi and the invariant tangent dPsi_k = sum_l Psi_kl (g_l : dF).
 template <int d>
 SOFTGRAD_HD void invariant_stress_product(const InvariantBasis<d>& b, const double* dpsi,

@@ -18,6 +18,9 @@
 
 #include <cmath>
 
+#include "softgrad/ad/invariants.hpp"
+#include "softgrad/closed_form_svd.hpp"
+#include "softgrad/lanes.hpp"
 #include "softgrad/polar.hpp"
 #include "softgrad/small_matrix.hpp"
 
@@ -130,6 +133,119 @@ SOFTGRAD_HD void clamp_negative_modes(const Mat<double, d, d>& U, const Mat<doub
     }
   for (int i = 0; i < D; ++i)
     for (int j = 0; j < i; ++j) A[i * D + j] = A[j * D + i];
+}
+
+namespace detail {
+
+/// True where the symmetric 3 x 3 S (row-major) is positive definite: its leading principal
+/// minors are positive (Sylvester). Branch-free, for lanes.
+template <class T>
+SOFTGRAD_HD auto leading_minors_positive(const T* S) {
+  const T m2 = S[0] * S[4] - S[1] * S[1];
+  const T m3 = S[0] * (S[4] * S[8] - S[5] * S[7]) - S[1] * (S[3] * S[8] - S[5] * S[6]) +
+               S[2] * (S[3] * S[7] - S[4] * S[6]);
+  return S[0] > 0.0 && m2 > 0.0 && m3 > 0.0;
+}
+
+/// A -= lambda w w^T for a 9-vector w, every entry (which vectorises, where the upper triangle
+/// alone would not): w_i w_j is formed first, so that A's symmetry, exact or not, is kept.
+SOFTGRAD_HD inline void remove_mode(double lambda, const double* w, double* A) {
+  double outer[81];
+  for (int i = 0; i < 9; ++i)
+    for (int j = 0; j < 9; ++j) outer[i * 9 + j] = w[i] * w[j];
+  for (int k = 0; k < 81; ++k) A[k] -= lambda * outer[k];
+}
+
+/// A -= the negative modes of one element, from its singular frame (U, V) and blocks.
+SOFTGRAD_HD inline void remove_invariant_negative_modes(const Mat<double, 3, 3>& U,
+                                                        const Mat<double, 3, 3>& V,
+                                                        const double* stretch, const double* c,
+                                                        const double* e, bool stretch_pd,
+                                                        double* A) {
+  constexpr double kHalfSqrt2 = 0.70710678118654752440;
+  double w[9];
+  for (int q = 0; q < 3; ++q) {
+    const int k = frame_pair_first(q);
+    const int l = frame_pair_second(q);
+    for (int sign = 1; sign >= -1; sign -= 2) {
+      const double lambda = c[q] + sign * e[q];
+      if (!(lambda < 0.0)) continue;
+      // E = (e_k e_l^T + sign e_l e_k^T) / sqrt 2, w = vec(U E V^T).
+      for (int i = 0; i < 3; ++i)
+        for (int j = 0; j < 3; ++j)
+          w[i * 3 + j] = kHalfSqrt2 * (U(i, k) * V(j, l) + sign * U(i, l) * V(j, k));
+      remove_mode(lambda, w, A);
+    }
+  }
+  if (!stretch_pd) {
+    Mat<double, 3, 3> S;
+    for (int k = 0; k < 9; ++k) S.a[k] = stretch[k];
+    Mat<double, 3, 3> q;
+    double lambda[3];
+    symmetric_eigen_closed_form(S, q, lambda);
+    for (int m = 0; m < 3; ++m) {
+      if (!(lambda[m] < 0.0)) continue;
+      // E = diag(q(., m)): w_ij = sum_k U_ik q_km V_jk.
+      for (int i = 0; i < 3; ++i)
+        for (int j = 0; j < 3; ++j) {
+          double sum = 0.0;
+          for (int k = 0; k < 3; ++k) sum += U(i, k) * q(k, m) * V(j, k);
+          w[i * 3 + j] = sum;
+        }
+      remove_mode(lambda[m], w, A);
+    }
+  }
+}
+
+}  // namespace detail
+
+/// A <- A_+ for a 3D density in invariant form, given F, C = F^T F, J = det F and the invariant
+/// derivatives dpsi (3) and d2psi (3 x 3): for one element (T = double, A[0] its 9 x 9
+/// d^2 psi / dF^2, row-major) or for L side by side (T = Lanes<L>, A[l] lane l's). F's singular
+/// frame comes from the closed-form SVD (signed_svd for nearly singular F), the blocks from
+/// invariant_frame_blocks; a positive definite element is left as it is, bit for bit, and any
+/// other has its negative modes removed. Lanes do not mix: an element's result does not depend
+/// on the lane it is in, nor on its neighbours.
+template <class T>
+SOFTGRAD_HD void project_invariant_hessian(const Mat<T, 3, 3>& F, const Mat<T, 3, 3>& C, const T& J,
+                                           const T* dpsi, const T* d2psi, double* const* A) {
+  constexpr int L = kLaneCount<T>;
+  Mat<T, 3, 3> U;
+  Mat<T, 3, 3> V;
+  T sigma[3];
+  const auto ok = signed_svd_from_normal_matrix(F, C, J, U, sigma, V);
+  for (int l = 0; l < L; ++l) {
+    if (lane(ok, l)) continue;
+    Mat<double, 3, 3> Fl, Ul, Vl;
+    double sl[3];
+    for (int k = 0; k < 9; ++k) Fl.a[k] = lane(F.a[k], l);
+    signed_svd(Fl, Ul, sl, Vl);
+    for (int k = 0; k < 9; ++k) {
+      set_lane(U.a[k], l, Ul.a[k]);
+      set_lane(V.a[k], l, Vl.a[k]);
+    }
+    for (int k = 0; k < 3; ++k) set_lane(sigma[k], l, sl[k]);
+  }
+  const InvariantFrameBlocks<T> blocks = invariant_frame_blocks(sigma, dpsi, d2psi);
+  const auto stretch_pd = detail::leading_minors_positive(blocks.stretch);
+  auto pd = stretch_pd;
+  using std::abs;
+  for (int q = 0; q < 3; ++q) pd = pd && blocks.c[q] > abs(blocks.e[q]);
+  for (int l = 0; l < L; ++l) {
+    if (lane(pd, l)) continue;
+    Mat<double, 3, 3> Ul, Vl;
+    double stretch[9], c[3], e[3];
+    for (int k = 0; k < 9; ++k) {
+      Ul.a[k] = lane(U.a[k], l);
+      Vl.a[k] = lane(V.a[k], l);
+      stretch[k] = lane(blocks.stretch[k], l);
+    }
+    for (int q = 0; q < 3; ++q) {
+      c[q] = lane(blocks.c[q], l);
+      e[q] = lane(blocks.e[q], l);
+    }
+    detail::remove_invariant_negative_modes(Ul, Vl, stretch, c, e, lane(stretch_pd, l), A[l]);
+  }
 }
 
 }  // namespace softgrad::ad
