@@ -6,10 +6,11 @@
 ///     P    = mu (F - F^{-T}) + lambda log J F^{-T},
 ///     dP_ij/dF_kl = mu d_ik d_jl + lambda Finv_lk Finv_ji + (mu - lambda log J) Finv_jk Finv_li.
 ///
-/// Everything except the density derivatives is the library's shared code, exactly as
+/// Everything except the density derivatives is the library's shared code, as
 /// HyperelasticModel<NeoHookean> runs it: the same gather, shape, chain rule (apply_shape,
-/// apply_shape_transpose, chain_hessian), PSD projection, parallel loop and output layout, so
-/// that timing both isolates AD against closed-form derivatives of psi.
+/// apply_shape_transpose, chain_hessian), parallel loop and output layout, so that timing both
+/// isolates AD against closed-form derivatives of psi. The PSD projection is the library's too,
+/// but one element at a time (HyperelasticModel projects two side by side).
 #pragma once
 
 #include <climits>
@@ -101,18 +102,15 @@ struct ClosedFormNeoHookean {
     stress(k, B, P);
     stress_differential(k, B, A);
     energy = s.volume * psi(k);
-    // The projection of ad::project_isotropic_density_hessian, with this A in F's singular frame.
-    if (project && !ad::positive_definite<kD>(A)) {
-      Mat<double, 3, 3> U;
-      Mat<double, 3, 3> V;
-      double sigma[3];
-      signed_svd(k.F, U, sigma, V);
-      Kinematics singular = k;
-      singular.F = filled<double, 3, 3>(0.0);
-      for (int i = 0; i < 3; ++i) singular.F(i, i) = sigma[i];
-      double A_rot[kD * kD];
-      stress_differential(singular, inverse_transpose(singular), A_rot);
-      ad::clamp_negative_modes<3>(U, V, A_rot, A);
+    // The library's projection (ad::project_invariant_density_hessian), fed with the invariant
+    // derivatives by hand: Psi_I = mu / 2, Psi_J = (lambda log J - mu) / J, Psi_JJ =
+    // (lambda + mu - lambda log J) / J^2. It runs one element at a time here, where
+    // HyperelasticModel projects two side by side.
+    if (project) {
+      const double dpsi[3] = {0.5 * k.mu, 0.0, (k.lambda * k.log_J - k.mu) / k.J};
+      const double d2psi[9] = {
+          0, 0, 0, 0, 0, 0, 0, 0, (k.lambda + k.mu - k.lambda * k.log_J) / (k.J * k.J)};
+      ad::project_invariant_density_hessian<3>(ad::invariant_basis(k.F), dpsi, d2psi, A);
     }
     ad::apply_shape_transpose(s, P, s.volume, g);
     ad::chain_hessian(s, A, H);

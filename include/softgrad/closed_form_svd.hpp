@@ -103,7 +103,8 @@ SOFTGRAD_HD SOFTGRAD_FORCE_INLINE void symmetric_eigen_2x2(const T& a, const T& 
 }  // namespace detail::closed_form
 
 /// C = V diag(lambda) V^T for a symmetric 3x3 C: lambda[0] >= lambda[1] >= lambda[2] (up to
-/// round-off), V a rotation. C = q I, or a non-finite C, gives V = I and lambda = diag C.
+/// round-off), V a rotation (for C = q I, any rotation). A non-finite C gives non-finite
+/// output.
 template <class T>
 SOFTGRAD_HD void symmetric_eigen_closed_form(const Mat<T, 3, 3>& C, Mat<T, 3, 3>& V, T lambda[3]) {
   namespace cf = detail::closed_form;
@@ -118,8 +119,8 @@ SOFTGRAD_HD void symmetric_eigen_closed_form(const Mat<T, 3, 3>& C, Mat<T, 3, 3>
   const T p2 = (B(0, 0) * B(0, 0) + B(1, 1) * B(1, 1) + B(2, 2) * B(2, 2) +
                 2.0 * (B(0, 1) * B(0, 1) + B(0, 2) * B(0, 2) + B(1, 2) * B(1, 2))) *
                (1.0 / 6.0);
-  const auto multiple_of_identity = !(p2 > 0.0);  // also NaN
-  B = (T(1.0) / sqrt(select(multiple_of_identity, T(1.0), p2))) * B;
+  // C = q I leaves B = 0, whose every vector is an eigenvector: the steps below then pick one.
+  B = (T(1.0) / sqrt(select(p2 > 0.0, p2, T(1.0)))) * B;
   // B's characteristic polynomial is t^3 - 3 t - 2 r with r = det B / 2 in [-1, 1]. For r >= 0
   // the largest root, in [sqrt 3, 2], is the separated one; for r < 0 the smallest, -t with t
   // the largest root for -r. That root, 2 cos(acos(s) / 3) for s = |r|, is smooth on [0, 1]: a
@@ -148,21 +149,18 @@ SOFTGRAD_HD void symmetric_eigen_closed_form(const Mat<T, 3, 3>& C, Mat<T, 3, 3>
   const Vec upper = cs * a + sn * b;
   const Vec lower = cs * b - sn * a;
   const T separated_lambda = cf::dot(separated, C * separated);
+  // upper x lower = a x b = separated, so both orders below make V a rotation.
   const Vec v0 = cf::pick(largest_separated, separated, upper);
   const Vec v1 = cf::pick(largest_separated, upper, lower);
-  Vec v2 = cf::pick(largest_separated, lower, separated);
+  const Vec v2 = cf::pick(largest_separated, lower, separated);
   lambda[0] = select(largest_separated, separated_lambda, hi);
   lambda[1] = select(largest_separated, hi, lo);
   lambda[2] = select(largest_separated, lo, separated_lambda);
-  // v0 x v1 = +-v2: make V a rotation.
-  const auto reflected = cf::dot(cf::cross(v0, v1), v2) < 0.0;
-  v2 = cf::pick(reflected, -1.0 * v2, v2);
   for (int i = 0; i < 3; ++i) {
-    V(i, 0) = select(multiple_of_identity, T(i == 0 ? 1.0 : 0.0), v0[i]);
-    V(i, 1) = select(multiple_of_identity, T(i == 1 ? 1.0 : 0.0), v1[i]);
-    V(i, 2) = select(multiple_of_identity, T(i == 2 ? 1.0 : 0.0), v2[i]);
+    V(i, 0) = v0[i];
+    V(i, 1) = v1[i];
+    V(i, 2) = v2[i];
   }
-  for (int k = 0; k < 3; ++k) lambda[k] = select(multiple_of_identity, C(k, k), lambda[k]);
 }
 
 /// Below this ratio |sigma_3| / sigma_1, signed_svd_from_normal_matrix declines: squaring F
