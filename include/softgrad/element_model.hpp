@@ -41,37 +41,8 @@ inline ad::ElementShape<d> shape_of(const ElementBatch& b, int e) {
   return ad::element_shape<d>(b.Dm_inv + e * d * d, b.volume[e]);
 }
 
-/// Runs body(e) -> ElementStatus over all elements in parallel and tallies the outcomes.
-template <class Body>
-BatchReport for_each_element(int n_elems, const Body& body) {
-  struct Tally {
-    int n_inverted = 0, n_failed = 0, first_inverted = INT_MAX;
-  };
-  const Tally t = parallel_reduce(
-      n_elems, kParallelMinElements, Tally{},
-      [&](int e, Tally& acc) {
-        const ad::ElementStatus s = body(e);
-        if (s == ad::ElementStatus::Inverted) {
-          ++acc.n_inverted;
-          acc.first_inverted = e < acc.first_inverted ? e : acc.first_inverted;
-        } else if (s == ad::ElementStatus::TapeOverflow) {
-          ++acc.n_failed;
-        }
-      },
-      [](Tally& total, const Tally& part) {
-        total.n_inverted += part.n_inverted;
-        total.n_failed += part.n_failed;
-        total.first_inverted = std::min(total.first_inverted, part.first_inverted);
-      });
-  BatchReport r;
-  r.n_inverted = t.n_inverted;
-  r.n_failed = t.n_failed;
-  r.first_inverted = t.n_inverted > 0 ? t.first_inverted : -1;
-  return r;
-}
-
 /// Runs body(first, count, status) over the elements in groups of L (status: L outcomes, the
-/// first count of which are tallied), in parallel as for_each_element.
+/// first count of which are tallied), in parallel, and tallies the outcomes.
 template <int L, class Body>
 BatchReport for_each_element_group(int n_elems, const Body& body) {
   struct Tally {
@@ -104,6 +75,13 @@ BatchReport for_each_element_group(int n_elems, const Body& body) {
   r.n_failed = t.n_failed;
   r.first_inverted = t.n_inverted > 0 ? t.first_inverted : -1;
   return r;
+}
+
+/// Runs body(e) -> ElementStatus over all elements in parallel and tallies the outcomes.
+template <class Body>
+BatchReport for_each_element(int n_elems, const Body& body) {
+  return for_each_element_group<1>(
+      n_elems, [&](int e, int, ad::ElementStatus* status) { status[0] = body(e); });
 }
 
 }  // namespace detail
