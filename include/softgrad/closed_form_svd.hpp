@@ -79,8 +79,8 @@ SOFTGRAD_HD SOFTGRAD_FORCE_INLINE Vec<T> orthogonal(const Vec<T>& u) {
                             select(x_larger, u[0], -u[1])}});
 }
 
-/// Eigenvalues hi >= lo of the symmetric [a b; b c], and (cs, sn) the unit eigenvector of hi
-/// (polar.hpp's symmetric_eigen_2x2 without branches).
+/// Eigenvalues hi >= lo of the symmetric [a b; b c], and (cs, sn) the unit eigenvector of hi,
+/// without cancellation or branches (polar.hpp's symmetric_eigen_2x2 is this for double).
 template <class T>
 SOFTGRAD_HD SOFTGRAD_FORCE_INLINE void symmetric_eigen_2x2(const T& a, const T& b, const T& c,
                                                            T& hi, T& lo, T& cs, T& sn) {
@@ -95,9 +95,9 @@ SOFTGRAD_HD SOFTGRAD_FORCE_INLINE void symmetric_eigen_2x2(const T& a, const T& 
   const T y = select(upper, b, radius - half_diff);
   const T n = sqrt(x * x + y * y);
   const auto round = n > 0.0;  // radius > 0: not a multiple of I
-  const T inv = T(1.0) / select(round, n, T(1.0));
-  cs = select(round, x * inv, T(1.0));
-  sn = select(round, y * inv, T(0.0));
+  const T safe_n = select(round, n, T(1.0));
+  cs = select(round, x / safe_n, T(1.0));
+  sn = select(round, y / safe_n, T(0.0));
 }
 
 }  // namespace detail::closed_form

@@ -140,14 +140,6 @@ SOFTGRAD_FORCE_INLINE Lanes<L> select(const LaneMask<L>& m, const Lanes<L>& a, c
   return Lanes<L>::of(m.v ? a.v : b.v);
 }
 
-/// True if any lane of m is true.
-template <int L>
-SOFTGRAD_FORCE_INLINE bool any(const LaneMask<L>& m) {
-  bool r = false;
-  for (int l = 0; l < L; ++l) r = r || m.v[l] != 0;
-  return r;
-}
-
 /// Lane l of x, and of a mask.
 template <int L>
 SOFTGRAD_FORCE_INLINE double lane(const Lanes<L>& x, int l) {
@@ -182,10 +174,6 @@ template <int L>
 SOFTGRAD_FORCE_INLINE Lanes<L> fmin(const Lanes<L>& x, const Lanes<L>& y) {
   return select(y < x, y, x);
 }
-template <int L>
-SOFTGRAD_FORCE_INLINE Lanes<L> fmax(const Lanes<L>& x, const Lanes<L>& y) {
-  return select(y > x, y, x);
-}
 #endif  // __CUDACC__
 
 }  // namespace lanes
@@ -199,9 +187,8 @@ inline constexpr int kLaneCount = 1;
 template <int L>
 inline constexpr int kLaneCount<Lanes<L>> = L;
 
-// The one-lane forms of select, any, lane and set_lane, so that generic code runs on double.
+// The one-lane forms of select, lane and set_lane, so that generic code runs on double.
 SOFTGRAD_HD inline double select(bool m, double a, double b) { return m ? a : b; }
-SOFTGRAD_HD inline bool any(bool m) { return m; }
 SOFTGRAD_HD inline double lane(double x, int) { return x; }
 SOFTGRAD_HD inline bool lane(bool m, int) { return m; }
 SOFTGRAD_HD inline void set_lane(double& x, int, double value) { x = value; }

@@ -19,6 +19,7 @@
 
 #include <cmath>
 
+#include "softgrad/closed_form_svd.hpp"
 #include "softgrad/small_matrix.hpp"
 
 namespace softgrad {
@@ -260,19 +261,7 @@ namespace detail {
 /// eigenvector of lambda[0] ((-sn, cs) is that of lambda[1]), without cancellation.
 SOFTGRAD_HD inline void symmetric_eigen_2x2(double a, double b, double c, double lambda[2],
                                             double& cs, double& sn) {
-  const double half_diff = 0.5 * (a - c);
-  const double radius = std::sqrt(half_diff * half_diff + b * b);
-  lambda[0] = 0.5 * (a + c) + radius;
-  lambda[1] = 0.5 * (a + c) - radius;
-  cs = 1.0;
-  sn = 0.0;
-  if (radius > 0.0) {
-    cs = half_diff >= 0.0 ? half_diff + radius : b;
-    sn = half_diff >= 0.0 ? b : radius - half_diff;
-    const double n = std::sqrt(cs * cs + sn * sn);
-    cs /= n;
-    sn /= n;
-  }
+  closed_form::symmetric_eigen_2x2(a, b, c, lambda[0], lambda[1], cs, sn);
 }
 
 }  // namespace detail

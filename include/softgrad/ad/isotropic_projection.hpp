@@ -38,6 +38,26 @@ SOFTGRAD_HD void add_mode(double lambda, const double* w, double* A) {
   }
 }
 
+/// w = vec(U E V^T) for the stretch mode E = diag(q(., m)): w_ij = sum_k U_ik q_km V_jk.
+template <int d>
+SOFTGRAD_HD void stretch_mode(const Mat<double, d, d>& U, const Mat<double, d, d>& V,
+                              const Mat<double, d, d>& q, int m, double* w) {
+  for (int i = 0; i < d; ++i)
+    for (int j = 0; j < d; ++j) {
+      double sum = 0.0;
+      for (int k = 0; k < d; ++k) sum += U(i, k) * q(k, m) * V(j, k);
+      w[i * d + j] = sum;
+    }
+}
+
+/// w = vec(U E V^T) for the pair mode E = alpha e_k e_l^T + beta e_l e_k^T.
+template <int d>
+SOFTGRAD_HD void pair_mode(const Mat<double, d, d>& U, const Mat<double, d, d>& V, int k, int l,
+                           double alpha, double beta, double* w) {
+  for (int i = 0; i < d; ++i)
+    for (int j = 0; j < d; ++j) w[i * d + j] = alpha * U(i, k) * V(j, l) + beta * U(i, l) * V(j, k);
+}
+
 /// The stretch modes: eigenvectors (q(0, m), ..., q(d-1, m)) of the diagonal block S.
 template <int d>
 SOFTGRAD_HD void stretch_eigen(const Mat<double, d, d>& S, Mat<double, d, d>& q, double* lambda) {
@@ -88,7 +108,7 @@ SOFTGRAD_HD void clamp_negative_modes(const Mat<double, d, d>& U, const Mat<doub
                                       const double* Ap, double* A) {
   constexpr int D = d * d;
   double w[D];  // the modes update A's upper triangle, mirrored at the end
-  // Stretch modes: E = diag(q(., m)), so w_ij = sum_k U_ik q_km V_jk.
+  // Stretch modes: E = diag(q(., m)).
   Mat<double, d, d> S;
   for (int k = 0; k < d; ++k)
     for (int l = 0; l < d; ++l) S(k, l) = Ap[(k * d + k) * D + l * d + l];
@@ -103,12 +123,7 @@ SOFTGRAD_HD void clamp_negative_modes(const Mat<double, d, d>& U, const Mat<doub
   }
   for (int m = 0; m < d; ++m) {
     if (!(lambda[m] < 0.0)) continue;
-    for (int i = 0; i < d; ++i)
-      for (int j = 0; j < d; ++j) {
-        double sum = 0.0;
-        for (int k = 0; k < d; ++k) sum += U(i, k) * q(k, m) * V(j, k);
-        w[i * d + j] = sum;
-      }
+    detail::stretch_mode<d>(U, V, q, m, w);
     detail::add_mode<D>(-lambda[m], w, A);
   }
   // Twist and flip modes of each pair k < l: E = alpha e_k e_l^T + beta e_l e_k^T.
@@ -125,9 +140,7 @@ SOFTGRAD_HD void clamp_negative_modes(const Mat<double, d, d>& U, const Mat<doub
         if (!(pair_lambda[m] < 0.0)) continue;
         const double alpha = m == 0 ? cs : -sn;
         const double beta = m == 0 ? sn : cs;
-        for (int i = 0; i < d; ++i)
-          for (int j = 0; j < d; ++j)
-            w[i * d + j] = alpha * U(i, k) * V(j, l) + beta * U(i, l) * V(j, k);
+        detail::pair_mode<d>(U, V, k, l, alpha, beta, w);
         detail::add_mode<D>(-pair_lambda[m], w, A);
       }
     }
@@ -170,10 +183,8 @@ SOFTGRAD_HD inline void remove_invariant_negative_modes(const Mat<double, 3, 3>&
     for (int sign = 1; sign >= -1; sign -= 2) {
       const double lambda = c[q] + sign * e[q];
       if (!(lambda < 0.0)) continue;
-      // E = (e_k e_l^T + sign e_l e_k^T) / sqrt 2, w = vec(U E V^T).
-      for (int i = 0; i < 3; ++i)
-        for (int j = 0; j < 3; ++j)
-          w[i * 3 + j] = kHalfSqrt2 * (U(i, k) * V(j, l) + sign * U(i, l) * V(j, k));
+      // E = (e_k e_l^T + sign e_l e_k^T) / sqrt 2.
+      pair_mode<3>(U, V, k, l, kHalfSqrt2, sign * kHalfSqrt2, w);
       remove_mode(lambda, w, A);
     }
   }
@@ -185,13 +196,7 @@ SOFTGRAD_HD inline void remove_invariant_negative_modes(const Mat<double, 3, 3>&
     symmetric_eigen_closed_form(S, q, lambda);
     for (int m = 0; m < 3; ++m) {
       if (!(lambda[m] < 0.0)) continue;
-      // E = diag(q(., m)): w_ij = sum_k U_ik q_km V_jk.
-      for (int i = 0; i < 3; ++i)
-        for (int j = 0; j < 3; ++j) {
-          double sum = 0.0;
-          for (int k = 0; k < 3; ++k) sum += U(i, k) * q(k, m) * V(j, k);
-          w[i * 3 + j] = sum;
-        }
+      stretch_mode<3>(U, V, q, m, w);
       remove_mode(lambda[m], w, A);
     }
   }
