@@ -47,7 +47,8 @@ SOFTGRAD_HD SOFTGRAD_FORCE_INLINE Vec<T> normalized(const Vec<T>& x) {
   return (T(1.0) / sqrt(dot(x, x))) * x;
 }
 
-/// The unit null vector of the symmetric M of rank two: the longest cross product of two rows.
+/// A null vector of the symmetric M of rank two, not normalised: the longest cross product of
+/// two rows.
 template <class T>
 SOFTGRAD_HD SOFTGRAD_FORCE_INLINE Vec<T> null_vector(const Mat<T, 3, 3>& M) {
   using softgrad::select;
@@ -63,20 +64,26 @@ SOFTGRAD_HD SOFTGRAD_FORCE_INLINE Vec<T> null_vector(const Mat<T, 3, 3>& M) {
   const auto use02 = n02 > best_norm;
   best = pick(use02, c02, best);
   best_norm = select(use02, n02, best_norm);
-  best = pick(n12 > best_norm, c12, best);
-  return normalized(best);
+  return pick(n12 > best_norm, c12, best);
 }
 
-/// A unit vector orthogonal to the unit u: u rotated in the plane of its two largest entries
-/// (so that the norm before normalising is at least sqrt(1/2)).
+/// A vector orthogonal to u != 0, not normalised: u rotated in the plane of its two largest
+/// entries (so that its length is at least |u| / sqrt 2).
 template <class T>
 SOFTGRAD_HD SOFTGRAD_FORCE_INLINE Vec<T> orthogonal(const Vec<T>& u) {
   using softgrad::select;
   using std::abs;
   const auto x_larger = abs(u[0]) > abs(u[1]);
   const T zero(0.0);
-  return normalized(Vec<T>{{select(x_larger, -u[2], zero), select(x_larger, zero, u[2]),
-                            select(x_larger, u[0], -u[1])}});
+  return Vec<T>{
+      {select(x_larger, -u[2], zero), select(x_larger, zero, u[2]), select(x_larger, u[0], -u[1])}};
+}
+
+/// x / |x| for x of length 1 + delta, |delta| < 1e-7, without a square root or a division: one
+/// Newton step for 1 / sqrt(|x|^2) from 1 leaves a length 1 - 3 delta^2 / 4 + O(delta^3).
+template <class T>
+SOFTGRAD_HD SOFTGRAD_FORCE_INLINE Vec<T> nearly_unit_normalized(const Vec<T>& x) {
+  return (1.5 - 0.5 * dot(x, x)) * x;
 }
 
 /// Eigenvalues hi >= lo of the symmetric [a b; b c], and (cs, sn) the unit eigenvector of hi,
@@ -120,27 +127,35 @@ SOFTGRAD_HD void symmetric_eigen_closed_form(const Mat<T, 3, 3>& C, Mat<T, 3, 3>
                 2.0 * (B(0, 1) * B(0, 1) + B(0, 2) * B(0, 2) + B(1, 2) * B(1, 2))) *
                (1.0 / 6.0);
   // C = q I leaves B = 0, whose every vector is an eigenvector: the steps below then pick one.
-  B = (T(1.0) / sqrt(select(p2 > 0.0, p2, T(1.0)))) * B;
+  // B / p with p = sqrt(p2) as sqrt(p2) / p2, whose square root and division run side by side
+  // (the chain of dependent square roots and divisions is what this function's time is).
+  const T safe_p2 = select(p2 > 0.0, p2, T(1.0));
+  B = (sqrt(safe_p2) * (T(1.0) / safe_p2)) * B;
   // B's characteristic polynomial is t^3 - 3 t - 2 r with r = det B / 2 in [-1, 1]. For r >= 0
   // the largest root, in [sqrt 3, 2], is the separated one; for r < 0 the smallest, -t with t
-  // the largest root for -r. That root, 2 cos(acos(s) / 3) for s = |r|, is smooth on [0, 1]: a
-  // quartic fit to it (error below 2e-5) and two Newton steps (slope at least 6 there) reach
-  // round-off, without the trigonometric calls of the textbook formula, which took a third of
-  // the time.
+  // the largest root for -r. That root, 2 cos(acos(s) / 3) for s = |r|, is analytic on [0, 1]:
+  // a degree-8 fit to it (error below 3.2e-9, evaluated in Estrin's scheme) and one Newton step
+  // (slope at least 6 there) reach round-off, without the trigonometric calls of the textbook
+  // formula, which took a third of the time.
   const T r = 0.5 * det(B);
   const auto largest_separated = r >= 0.0;
   const T s = fmin(T(1.0), abs(r));
-  T t = (((-0.0081286508944880785 * s + 0.035006170636641604) * s - 0.091711805088875734) * s +
-         0.33275166463552064) *
-            s +
-        1.732068956887054;
-  for (int iteration = 0; iteration < 2; ++iteration)
-    t = t - (t * t * t - 3.0 * t - 2.0 * s) / (3.0 * t * t - 3.0);
+  const T s2 = s * s;
+  const T s4 = s2 * s2;
+  T t =
+      (1.7320508107349335 + 0.33333279927549814 * s) +
+      s2 * (-0.09621004381386425 + 0.04921766587133344 * s) +
+      s4 * ((-0.030249532087211865 + 0.018840158439813216 * s) +
+            s2 * (-0.009945144624909443 + 0.0035819248801194333 * s) + s4 * -0.0006186410346404763);
+  t = t - (t * t * t - 3.0 * t - 2.0 * s) / (3.0 * t * t - 3.0);
   const T beta = select(largest_separated, t, -t);
   for (int k = 0; k < 3; ++k) B(k, k) = B(k, k) - beta;
-  const Vec separated = cf::null_vector(B);
-  // An orthonormal basis (a, b) of the plane orthogonal to it, and C restricted to that plane.
-  const Vec a = cf::orthogonal(separated);
+  // Its eigenvector, and an orthonormal basis (a, b) of the plane orthogonal to it; the two
+  // normalisations run side by side. Then C restricted to that plane.
+  const Vec separated_raw = cf::null_vector(B);
+  const Vec a_raw = cf::orthogonal(separated_raw);
+  const Vec separated = cf::normalized(separated_raw);
+  const Vec a = cf::normalized(a_raw);
   const Vec b = cf::cross(separated, a);
   const Vec Ca = C * a;
   const Vec Cb = C * b;
@@ -191,13 +206,16 @@ SOFTGRAD_HD auto signed_svd_from_normal_matrix(const Mat<T, 3, 3>& F, const Mat<
   const auto ok_lambda = finite && lambda[1] >= (kMin * kMin) * lambda[0];
   sigma[0] = sqrt(select(ok_lambda, lambda[0], T(1.0)));
   sigma[1] = sqrt(select(ok_lambda, lambda[1], T(1.0)));
-  sigma[2] = J / (sigma[0] * sigma[1]);
+  const T inv01 = T(1.0) / (sigma[0] * sigma[1]);
+  sigma[2] = J * inv01;
   const auto ok = ok_lambda && abs(sigma[2]) >= kMin * sigma[0];
-  Vec u0 = F * Vec{{V(0, 0), V(1, 0), V(2, 0)}};
-  Vec u1 = F * Vec{{V(0, 1), V(1, 1), V(2, 1)}};
-  u0 = cf::normalized(cf::pick(ok, u0, Vec{{T(1.0), T(0.0), T(0.0)}}));
+  // u_k = F v_k / sigma_k is a unit vector up to round-off amplified by sigma_0^2 / sigma_k^2
+  // (below 1e6 where ok): nearly_unit_normalized finishes it without a square root.
+  Vec u0 = (sigma[1] * inv01) * (F * Vec{{V(0, 0), V(1, 0), V(2, 0)}});
+  Vec u1 = (sigma[0] * inv01) * (F * Vec{{V(0, 1), V(1, 1), V(2, 1)}});
+  u0 = cf::nearly_unit_normalized(cf::pick(ok, u0, Vec{{T(1.0), T(0.0), T(0.0)}}));
   u1 = u1 - cf::dot(u0, u1) * u0;
-  u1 = cf::normalized(cf::pick(ok, u1, Vec{{T(0.0), T(1.0), T(0.0)}}));
+  u1 = cf::nearly_unit_normalized(cf::pick(ok, u1, Vec{{T(0.0), T(1.0), T(0.0)}}));
   const Vec u2 = cf::cross(u0, u1);
   for (int i = 0; i < 3; ++i) {
     U(i, 0) = u0[i];

@@ -90,8 +90,8 @@ template <class Derived, int ParamCount>
 class ElementModel : public MaterialModel {
  public:
   static constexpr int kParamCount = ParamCount;
-  /// How many elements a model projects side by side (projected_element_hessians<d>, which a
-  /// model declaring more than 1 provides); 1: one at a time through element_hessian.
+  /// How many elements a model projects per call (projected_element_hessians<d>, which a model
+  /// declaring more than 1 provides); 1: one at a time through element_hessian.
   template <int d>
   static constexpr int kProjectionLanes = 1;
 

@@ -159,7 +159,8 @@ TEST_CASE("ad/isotropic: removing the negative modes of a singular-frame Hessian
   }
 }
 
-/// ad::projected_element_hessians<Material, 2> against ad::element_hessian with projection, one
+/// ad::projected_element_hessians<Material, 2> (one group of two lanes) and <Material, 4> (two
+/// pipelined groups, the second one short) against ad::element_hessian with projection, one
 /// element at a time, on element pairs in every combination of states: the lanes run the same
 /// arithmetic, so the results agree to round-off (bit for bit without fused multiply-adds).
 template <class Material>
@@ -208,11 +209,30 @@ void check_projected_pairs(const std::vector<double>& params) {
       double* Hs[2] = {H[0], H[1]};
       ad::ElementStatus status[2];
       ad::projected_element_hessians<Material, 2>(shapes, xs, ps, 2, E, gs, Hs, status);
+      // Two pipelined groups of two, the second one short: elements 0, 1, 1.
+      const int order[4] = {0, 1, 1, 0};
+      ad::ElementShape<3> shapes4[4];
+      const double* xs4[4];
+      const double* ps4[4];
+      double E4[4], g4[4][12], H4[4][144];
+      double* gs4[4];
+      double* Hs4[4];
+      for (int k = 0; k < 4; ++k) {
+        shapes4[k] = shapes[order[k]];
+        xs4[k] = x[order[k]];
+        ps4[k] = params.data();
+        gs4[k] = g4[k];
+        Hs4[k] = H4[k];
+      }
+      ad::ElementStatus status4[4];
+      ad::projected_element_hessians<Material, 4>(shapes4, xs4, ps4, 3, E4, gs4, Hs4, status4);
       for (int l = 0; l < 2; ++l) {
         double E1 = 0.0, g1[12], H1[144], E0 = 0.0, g0[12], H0[144];
         const ad::ElementStatus alone =
             ad::element_hessian<Material, 3>(shapes[l], x[l], params.data(), true, E1, g1, H1);
         REQUIRE(status[l] == alone);
+        for (int k = 0; k < 3; ++k)
+          if (order[k] == l) REQUIRE(status4[k] == alone);
         if (alone != ad::ElementStatus::Ok) continue;
         REQUIRE(ad::element_hessian<Material, 3>(shapes[l], x[l], params.data(), false, E0, g0,
                                                  H0) == ad::ElementStatus::Ok);
@@ -221,6 +241,12 @@ void check_projected_pairs(const std::vector<double>& params) {
         CHECK(Eigen::Map<const Eigen::VectorXd>(g[l], 12) ==
               Eigen::Map<const Eigen::VectorXd>(g1, 12));
         CHECK((lanes - one).norm() <= 1e-14 * exact.norm());
+        for (int k = 0; k < 3; ++k) {
+          if (order[k] != l) continue;
+          CHECK(E4[k] == E1);
+          CHECK((Eigen::Map<const Eigen::VectorXd>(H4[k], 144) - one).norm() <=
+                1e-14 * exact.norm());
+        }
         if ((one - exact).norm() > 1e-10 * exact.norm()) ++projected;
       }
     }

@@ -112,11 +112,11 @@ TEST_CASE("materials/projection: every density model's projected Hessian is PSD"
 }
 
 TEST_CASE("materials/projection: in a batch, each element is projected as it would be alone") {
-  // Models in invariant form project 3D elements four at a time (ad::projected_element_hessians);
+  // Models in invariant form project 3D elements in groups (ad::projected_element_hessians);
   // each element's result must not depend on its neighbours or its place among them. The batch
   // mixes positive definite and indefinite states, a nearly singular F (the closed-form SVD
   // declines it), an inverted F where the model forbids it, and a count that is not a multiple
-  // of four.
+  // of the group size.
   constexpr int d = 3;
   constexpr int N = (d + 1) * d;
   for (const auto& m : density_models()) {
@@ -129,7 +129,7 @@ TEST_CASE("materials/projection: in a batch, each element is projected as it wou
       Fs.insert(Fs.begin() + expected_first_inverted,
                 Eigen::Vector3d(1.0, 1.0, -0.5).asDiagonal().toDenseMatrix());
     }
-    if (Fs.size() % 4 == 0) Fs.pop_back();
+    if (Fs.size() % 8 == 0) Fs.pop_back();
     const int n = static_cast<int>(Fs.size());
     INFO(m->name() << ", " << n << " elements");
     std::vector<SingleElement> elements;

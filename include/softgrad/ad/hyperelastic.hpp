@@ -8,6 +8,7 @@
 /// once, exploiting its Kronecker structure (O(N^2 d) instead of O(N^2 d^2) for the Hessian).
 #pragma once
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -139,13 +140,14 @@ SOFTGRAD_HD void chain_hessian(const ElementShape<d>& s, const double* A, double
 
 /// A <- A_+ for a density in invariant form, whose invariant derivatives dpsi (3) and d2psi
 /// (3 x 3) at F are known: the singular-frame Hessian then comes in closed form, without
-/// evaluating the material again. A positive definite A is left as it is.
-template <int d>
+/// evaluating the material again. A positive definite A is left as it is. In 3D, Entries says
+/// which entries are projected (ProjectedEntries); 2D projects all.
+template <int d, ProjectedEntries Entries = ProjectedEntries::All>
 SOFTGRAD_HD void project_invariant_density_hessian(const InvariantBasis<d>& b, const double* dpsi,
                                                    const double* d2psi, double* A) {
   if constexpr (d == 3) {
     double* const lanes[1] = {A};
-    project_invariant_hessian<double>(b.F, b.C, b.I[2], dpsi, d2psi, lanes);
+    project_invariant_hessian<Entries, double>(b.F, b.C, b.I[2], dpsi, d2psi, lanes);
   } else {
     if (positive_definite<4>(A)) return;
     Mat<double, 2, 2> U;
@@ -236,7 +238,8 @@ ElementStatus element_hessian(const ElementShape<d>& s, const double* x, const d
     const ElementStatus status =
         detail::invariant_element_derivatives<Material>(s, x, p, energy, g, A, b, dpsi, d2psi);
     if (status != ElementStatus::Ok) return status;
-    if (project) project_invariant_density_hessian<d>(b, dpsi, d2psi, A);
+    if (project)
+      project_invariant_density_hessian<d, ProjectedEntries::ChainBlocks>(b, dpsi, d2psi, A);
     chain_hessian(s, A, H);
     return ElementStatus::Ok;
   }
@@ -256,44 +259,56 @@ ElementStatus element_hessian(const ElementShape<d>& s, const double* x, const d
 }
 
 /// element_hessian with project = true for up to L 3D elements of a material in invariant form,
-/// their projections side by side (project_invariant_hessian on Lanes<L>), which hides the
-/// latency of each one's square roots and divisions behind the others'. Element k < count has
-/// shape s[k], positions x[k], parameters p[k] and outputs energy[k], g[k], H[k], status[k];
-/// each result is bit for bit element_hessian's.
-template <class Material, int L>
-requires HasInvariantForm<Material>
-void projected_element_hessians(const ElementShape<3>* s, const double* const* x,
-                                const double* const* p, int count, double* energy, double* const* g,
-                                double* const* H, ElementStatus* status) {
+/// projected W at a time side by side (invariant_frame on Lanes<W>), which hides the latency of
+/// each one's square roots and divisions behind the others'. The groups of W are pipelined: the
+/// next group's derivatives and the previous group's mode removal and chain rule sit next to a
+/// group's frame in program order, with no branch between, so the CPU overlaps them with its
+/// chain of dependent square roots and divisions. Element k < count has shape s[k], positions
+/// x[k], parameters p[k] and outputs energy[k], g[k], H[k], status[k]; each result is bit for bit
+/// element_hessian's.
+template <class Material, int L, int W = 2>
+requires HasInvariantForm<Material> &&
+    (L % W == 0) void projected_element_hessians(const ElementShape<3>* s, const double* const* x,
+                                                 const double* const* p, int count, double* energy,
+                                                 double* const* g, double* const* H,
+                                                 ElementStatus* status) {
+  constexpr int G = L / W;
   double A[L][81];
   double* rows[L];
-  Mat<Lanes<L>, 3, 3> F, C;
-  Lanes<L> J, dpsi[3], d2psi[9];
-  for (int l = 0; l < L; ++l) {
-    rows[l] = A[l];
-    InvariantBasis<3> b;
-    double dpsi_l[3];
-    double d2psi_l[9];
-    status[l] = l < count ? detail::invariant_element_derivatives<Material>(
-                                s[l], x[l], p[l], energy[l], g[l], A[l], b, dpsi_l, d2psi_l)
-                          : ElementStatus::Inverted;
-    if (status[l] != ElementStatus::Ok) {
-      // A harmless stand-in: F = I with a positive definite frame, left unprojected.
-      b = invariant_basis(identity<double, 3>());
-      for (int k = 0; k < 3; ++k) dpsi_l[k] = k == 0 ? 1.0 : 0.0;
-      for (int k = 0; k < 9; ++k) d2psi_l[k] = 0.0;
+  InvariantFrame<Lanes<W>> frames[G];
+  for (int group = 0; group < G; ++group) {
+    Mat<Lanes<W>, 3, 3> F, C;
+    Lanes<W> J, dpsi[3], d2psi[9];
+    for (int w = 0; w < W; ++w) {
+      const int l = group * W + w;
+      rows[l] = A[l];
+      InvariantBasis<3> b;
+      double dpsi_l[3];
+      double d2psi_l[9];
+      status[l] = l < count ? detail::invariant_element_derivatives<Material>(
+                                  s[l], x[l], p[l], energy[l], g[l], A[l], b, dpsi_l, d2psi_l)
+                            : ElementStatus::Inverted;
+      if (status[l] != ElementStatus::Ok) {
+        // A harmless stand-in: F = I with a positive definite frame, left unprojected.
+        b = invariant_basis(identity<double, 3>());
+        for (int k = 0; k < 3; ++k) dpsi_l[k] = k == 0 ? 1.0 : 0.0;
+        for (int k = 0; k < 9; ++k) d2psi_l[k] = 0.0;
+      }
+      for (int k = 0; k < 9; ++k) {
+        F.a[k].v[w] = b.F.a[k];
+        C.a[k].v[w] = b.C.a[k];
+        d2psi[k].v[w] = d2psi_l[k];
+      }
+      for (int k = 0; k < 3; ++k) dpsi[k].v[w] = dpsi_l[k];
+      J.v[w] = b.I[2];
     }
-    for (int k = 0; k < 9; ++k) {
-      F.a[k].v[l] = b.F.a[k];
-      C.a[k].v[l] = b.C.a[k];
-      d2psi[k].v[l] = d2psi_l[k];
-    }
-    for (int k = 0; k < 3; ++k) dpsi[k].v[l] = dpsi_l[k];
-    J.v[l] = b.I[2];
+    frames[group] = invariant_frame(F, C, J, dpsi, d2psi);
   }
-  project_invariant_hessian(F, C, J, dpsi, d2psi, rows);
-  for (int l = 0; l < count; ++l)
-    if (status[l] == ElementStatus::Ok) chain_hessian(s[l], A[l], H[l]);
+  for (int group = 0; group < G; ++group) {
+    remove_negative_modes<ProjectedEntries::ChainBlocks>(frames[group], rows + group * W);
+    for (int l = group * W; l < std::min(count, (group + 1) * W); ++l)
+      if (status[l] == ElementStatus::Ok) chain_hessian(s[l], A[l], H[l]);
+  }
 }
 
 /// Hessian-vector product Hu for an element direction u, without forming H.
