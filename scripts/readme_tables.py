@@ -139,8 +139,9 @@ def material_throughput():
 def hessian_projection():
     d = load("hessian_projection")
     rows = [f"The benchmark cantilever ({d['size']} tets, E = {d['youngs']:.0e} Pa, "
-            f"nu = {d['poisson']}) swinging down from rest, dt = {d['dt']} s; one thread, best of "
-            f"{d['repetitions']} alternating runs; elastic term only:",
+            f"nu = {d['poisson']}) swinging down from rest, dt = {d['dt']} s; one thread, "
+            f"{d['repetitions']} alternating runs of each (times: the best; ratios: the "
+            f"{d['ratio']}); elastic term only:",
             "",
             "| material | step | tip deflection | elements projected | kernels exact / projected "
             "[ns per element] | ratio | with assembly [ms] | ratio |",
