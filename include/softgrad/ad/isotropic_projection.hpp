@@ -166,14 +166,20 @@ SOFTGRAD_HD auto leading_minors_positive(const T* S) {
   return S[0] > 0.0 && m2 > 0.0 && m3 > 0.0;
 }
 
+/// row[c] -= lw w[c] for c = First .. 8 (a compile-time start, so that the loop vectorises
+/// without bookkeeping).
+template <int First>
+SOFTGRAD_HD SOFTGRAD_FORCE_INLINE void remove_row_piece(double lw, const double* w, double* row) {
+  for (int c = First; c < 9; ++c) row[c] -= lw * w[c];
+}
+
 /// A -= lambda w w^T for a 9-vector w on the blocks chain_hessian reads: block row i, block
 /// column k >= i (rows r, columns c >= 3 floor(r / 3)), 54 of the 81 entries. Contiguous row
 /// pieces of 9, 6 and 3 entries vectorise; a mode costs about half of a full update.
 SOFTGRAD_HD SOFTGRAD_FORCE_INLINE void remove_mode(double lambda, const double* w, double* A) {
-  for (int r = 0; r < 9; ++r) {
-    const double lw = lambda * w[r];
-    for (int c = 3 * (r / 3); c < 9; ++c) A[r * 9 + c] -= lw * w[c];
-  }
+  for (int r = 0; r < 3; ++r) remove_row_piece<0>(lambda * w[r], w, A + r * 9);
+  for (int r = 3; r < 6; ++r) remove_row_piece<3>(lambda * w[r], w, A + r * 9);
+  for (int r = 6; r < 9; ++r) remove_row_piece<6>(lambda * w[r], w, A + r * 9);
 }
 
 /// A's lower triangle from its upper one, which remove_mode keeps: A exactly symmetric.
