@@ -93,7 +93,7 @@ class ElementModel : public MaterialModel {
   /// How many elements a model projects per call (projected_element_hessians<d>, which a model
   /// declaring more than 1 provides); 1: one at a time through element_hessian.
   template <int d>
-  static constexpr int kProjectionLanes = 1;
+  static constexpr int kProjectionBatch = 1;
 
   double energy(const ElementBatch& b, const double* x, double* per_elem,
                 BatchReport* report) const final {
@@ -179,7 +179,7 @@ class ElementModel : public MaterialModel {
   BatchReport hessian_impl(const ElementBatch& b, const double* x, bool project, double* per_elem,
                            double* elem_grad, double* elem_hess) const {
     constexpr int N = (d + 1) * d;
-    constexpr int L = Derived::template kProjectionLanes<d>;
+    constexpr int L = Derived::template kProjectionBatch<d>;
     if constexpr (L > 1) {
       if (project)
         return detail::for_each_element_group<L>(

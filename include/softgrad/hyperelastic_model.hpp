@@ -89,15 +89,15 @@ class HyperelasticModel final
   /// four pipelined groups (ad::projected_element_hessians; two groups measured ~5% slower per
   /// element, eight ~5% slower too).
   template <int d>
-  static constexpr int kProjectionLanes = d == 3 && ad::HasInvariantForm<Material> ? 8 : 1;
+  static constexpr int kProjectionBatch = d == 3 && ad::HasInvariantForm<Material> ? 8 : 1;
   /// element_hessian with project = true for elements first .. first + count - 1 (count <=
-  /// kProjectionLanes<d>), each with its energy in per_elem (if not null), its gradient and Hessian
+  /// kProjectionBatch<d>), each with its energy in per_elem (if not null), its gradient and Hessian
   /// at its place in elem_grad and elem_hess, and its outcome in status.
   template <int d>
   void projected_element_hessians(const ElementBatch& b, int first, int count, const double* x,
                                   double* per_elem, double* elem_grad, double* elem_hess,
                                   ad::ElementStatus* status) const {
-    constexpr int L = kProjectionLanes<d>;
+    constexpr int L = kProjectionBatch<d>;
     constexpr int N = (d + 1) * d;
     static_assert(d == 3 && L > 1);
     ad::ElementShape<3> shape[L] = {};

@@ -260,18 +260,18 @@ ElementStatus element_hessian(const ElementShape<d>& s, const double* x, const d
 
 /// element_hessian with project = true for up to L 3D elements of a material in invariant form,
 /// projected W at a time side by side (invariant_frame on Lanes<W>), which hides the latency of
-/// each one's square roots and divisions behind the others'. The groups of W are pipelined: the
-/// next group's derivatives and the previous group's mode removal and chain rule sit next to a
-/// group's frame in program order, with no branch between, so the CPU overlaps them with its
-/// chain of dependent square roots and divisions. Element k < count has shape s[k], positions
-/// x[k], parameters p[k] and outputs energy[k], g[k], H[k], status[k]; each result is bit for bit
-/// element_hessian's.
+/// each one's square roots and divisions behind the others'. The L / W groups are pipelined:
+/// each group's frame is followed in program order by the next group's derivatives (the last
+/// one's by the first group's mode removal and chain rule), with no branch between, so the CPU
+/// overlaps that independent work with the frame's chain of dependent square roots and
+/// divisions. Element k < count has shape s[k], positions x[k], parameters p[k] and outputs
+/// energy[k], g[k], H[k], status[k]; each result is bit for bit element_hessian's.
 template <class Material, int L, int W = 2>
-requires HasInvariantForm<Material> &&
-    (L % W == 0) void projected_element_hessians(const ElementShape<3>* s, const double* const* x,
-                                                 const double* const* p, int count, double* energy,
-                                                 double* const* g, double* const* H,
-                                                 ElementStatus* status) {
+requires HasInvariantForm<Material>
+void projected_element_hessians(const ElementShape<3>* s, const double* const* x,
+                                const double* const* p, int count, double* energy, double* const* g,
+                                double* const* H, ElementStatus* status) {
+  static_assert(L % W == 0, "whole groups of W lanes");
   constexpr int G = L / W;
   double A[L][81];
   double* rows[L];
