@@ -10,7 +10,7 @@
 // neighbouring runs (which the machine's drifting speed affects alike).
 //
 //   hessian_projection [out.json] [--size 10k] [--youngs 1e6] [--reps 21]
-//                      [--materials stable_neo_hookean,neo_hookean,corotated]
+//                      [--materials stable_neo_hookean,neo_hookean,corotated,fixed_corotated]
 #include <omp.h>
 
 #include <algorithm>
@@ -44,7 +44,8 @@ struct Options {
   std::string size = "10k";
   double youngs = 1e6;
   int reps = 21;
-  std::vector<std::string> materials = {"stable_neo_hookean", "neo_hookean", "corotated"};
+  std::vector<std::string> materials = {"stable_neo_hookean", "neo_hookean", "corotated",
+                                        "fixed_corotated"};
 };
 
 /// @throws std::invalid_argument for an unknown option or a bad value.

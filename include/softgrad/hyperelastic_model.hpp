@@ -47,6 +47,7 @@ class HyperelasticModel final
   }
 
   bool isotropic() const override { return ad::IsIsotropic<Material>; }
+  bool convex() const override { return ad::IsConvex<Material>; }
 
   bool density(int dim, const double* F, const double* p, double& psi) const override {
     return dim == 2 ? density_impl<2>(F, p, psi) : density_impl<3>(F, p, psi);

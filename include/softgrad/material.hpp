@@ -36,6 +36,10 @@
 ///      rotations R, Q without an invariant form (implied by 5): PSD-projected Hessians then come
 ///      from the eigensystem in F's singular frame (ad/isotropic_projection.hpp), several times
 ///      cheaper than an eigen-solver on the element Hessian.
+///   8. optionally, `static constexpr bool kConvex = true` when psi is convex in F for every
+///      parameter set in the ranges of kParams (linear elasticity): d^2 psi / dF^2 is then PSD,
+///      and the PSD projection leaves it as it is without testing it (the conformance tests
+///      check the claim). Elements whose parameters have left those ranges are projected.
 /// Everything else (gradients, Hessians, projections, parameter derivatives, assembly, GPU) is
 /// shared code: see hyperelastic_model.hpp and materials/README.md.
 #pragma once
@@ -58,7 +62,7 @@ struct ParamInfo {
   const char* description;
 
   /// NaN-safe: a NaN is never in range.
-  constexpr bool in_range(double v) const {
+  SOFTGRAD_HD constexpr bool in_range(double v) const {
     const bool lo = min_inclusive ? (v >= min) : (v > min);
     const bool hi = max_inclusive ? (v <= max) : (v < max);
     return lo && hi;

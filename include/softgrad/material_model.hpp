@@ -54,6 +54,9 @@ class MaterialModel {
   /// True when psi(R F Q) = psi(F) for all rotations R, Q: PSD projections then work in F's
   /// singular frame (ad/isotropic_projection.hpp) instead of an eigen-solver.
   virtual bool isotropic() const { return false; }
+  /// True when psi is convex in F for every parameter set in the table's ranges: its PSD
+  /// projection is then psi's own Hessian, with no test or eigen-solver.
+  virtual bool convex() const { return false; }
   /// True for hyperelastic models defined by a density psi(F); false for e.g. springs.
   virtual bool has_density() const { return true; }
   /// The model's parameters (n_params() values) from Young's modulus [Pa] and Poisson's ratio,

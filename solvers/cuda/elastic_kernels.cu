@@ -136,7 +136,7 @@ struct Element {
     double psi = 0.0;
     if (!ad::density_hessian<Material>(F, p, psi, P, A)) return ad::ElementStatus::TapeOverflow;
     const ad::Projection how =
-        project ? ad::projection_needed<Material, kDim>(A) : ad::Projection::None;
+        project ? ad::projection_needed<Material, kDim>(A, p) : ad::Projection::None;
     if (how == ad::Projection::SingularFrame &&
         !ad::project_isotropic_density_hessian<Material>(F, p, A))
       return ad::ElementStatus::TapeOverflow;

@@ -172,3 +172,42 @@ TEST_CASE("materials/projection: in a batch, each element is projected as it wou
     }
   }
 }
+
+TEST_CASE("materials/projection: a convex model's Hessian is its own projection in its ranges") {
+  // kConvex skips the projection without a test: the claim is checked here across the whole
+  // parameter range (to the edges of Poisson's ratio), and the skip must end where the ranges do.
+  int convex_models = 0;
+  for (const auto& m : density_models()) {
+    if (!m->convex()) continue;
+    ++convex_models;
+    for (int d : {2, 3}) {
+      const int N = (d + 1) * d;
+      for (double poisson : {-0.999, -0.5, 0.0, 0.3, 0.49, 0.4999, 0.6}) {
+        const bool in_range = poisson < 0.5;
+        for (const Eigen::MatrixXd& F : states(d, m->allows_inversion())) {
+          INFO(m->name() << " in " << d << "D, nu = " << poisson << ", F = " << F);
+          SingleElement el(d, params_from_youngs_poisson(*m, 1e5, poisson));
+          const RowMajor A = stress_differential(*m, d, flat(F), el.params);
+          const Eigen::VectorXd ev =
+              Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd>(A).eigenvalues();
+          const Eigen::VectorXd x = el.deformed(F);
+          RowMajor Hx(N, N), Hp(N, N);
+          Eigen::VectorXd g(N);
+          double E = 0.0;
+          REQUIRE(m->hessian(el.batch(), x.data(), false, &E, g.data(), Hx.data()).ok());
+          REQUIRE(m->hessian(el.batch(), x.data(), true, &E, g.data(), Hp.data()).ok());
+          const Eigen::MatrixXd H_ref = eigen_projection(Hx);
+          if (in_range) {
+            CHECK(ev.minCoeff() >= -1e-12 * ev.cwiseAbs().maxCoeff());
+            CHECK(Hp == Hx);  // left as it is, bit for bit
+          } else {
+            CHECK(ev.minCoeff() < -1e-3 * ev.cwiseAbs().maxCoeff());  // outside: not convex
+          }
+          // Either way the eigen-solver's projection of the element Hessian.
+          CHECK((Hp - H_ref).norm() <= 1e-10 * Hx.norm());
+        }
+      }
+    }
+  }
+  CHECK(convex_models >= 1);  // linear elasticity
+}

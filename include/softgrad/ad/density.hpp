@@ -7,6 +7,7 @@
 #pragma once
 
 #include <concepts>
+#include <utility>
 
 #include "softgrad/ad/derivatives.hpp"
 #include "softgrad/ad/invariants.hpp"
@@ -52,6 +53,33 @@ template <class Material>
 concept IsIsotropic = HasInvariantForm<Material> || requires {
   requires Material::kIsotropic;
 };
+
+/// True if the material declares psi convex in F within its parameter ranges
+/// (`static constexpr bool kConvex = true`, material.hpp item 8).
+template <class Material>
+concept IsConvex = requires {
+  requires Material::kConvex;
+};
+
+namespace detail {
+template <class Material, int j>
+SOFTGRAD_HD bool parameter_in_range(double v) {
+  constexpr ParamInfo info = Material::kParams[j];  // a local copy: device code has no table
+  return info.in_range(v);
+}
+
+template <class Material, int... j>
+SOFTGRAD_HD bool parameters_in_range(const double* p, std::integer_sequence<int, j...>) {
+  return (... && parameter_in_range<Material, j>(p[j]));
+}
+}  // namespace detail
+
+/// True if every parameter p[j] is in kParams[j]'s valid range (NaN is not).
+template <class Material>
+SOFTGRAD_HD bool parameters_in_range(const double* p) {
+  return detail::parameters_in_range<Material>(
+      p, std::make_integer_sequence<int, kNumParams<Material>>{});
+}
 
 /// psi and P = dpsi/dF (row-major) at F. Returns false if the tape overflowed.
 template <class Material, int d>

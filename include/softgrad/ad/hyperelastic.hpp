@@ -160,9 +160,22 @@ SOFTGRAD_HD void project_invariant_density_hessian(const InvariantBasis<d>& b, c
   }
 }
 
+/// F = U diag(sigma) V^T, the signed SVD: in 3D in closed form from C = F^T F where that is
+/// accurate (closed_form_svd.hpp), else by Jacobi sweeps (polar.hpp).
+template <int d>
+SOFTGRAD_HD void element_signed_svd(const Mat<double, d, d>& F, Mat<double, d, d>& U, double* sigma,
+                                    Mat<double, d, d>& V) {
+  if constexpr (d == 3) {
+    if (signed_svd_from_normal_matrix(F, transpose(F) * F, det(F), U, sigma, V)) return;
+  }
+  signed_svd(F, U, sigma, V);
+}
+
 /// A <- A_+, the PSD projection of A = d^2 psi / dF^2 at F, for an isotropic material: its
-/// negative modes in F's singular frame are removed (isotropic_projection.hpp). False if the
-/// tape overflowed.
+/// negative modes in F's singular frame are removed (isotropic_projection.hpp). A density in
+/// invariant form gets the frame's blocks from its invariant derivatives; any other from A
+/// itself, rotated into the frame (no second evaluation of the material). False if the tape
+/// overflowed.
 template <class Material, int d>
 SOFTGRAD_HD bool project_isotropic_density_hessian(const Mat<double, d, d>& F, const double* p,
                                                    double* A) {
@@ -174,31 +187,30 @@ SOFTGRAD_HD bool project_isotropic_density_hessian(const Mat<double, d, d>& F, c
     if (!invariant_hessian<Material>(b.I, p, psi, dpsi, d2psi)) return false;
     project_invariant_density_hessian<d>(b, dpsi, d2psi, A);
   } else {
-    // The singular-frame Hessian by the material's own derivatives at diag(sigma).
     constexpr int D = d * d;
     Mat<double, d, d> U;
     Mat<double, d, d> V;
     double sigma[d];
-    signed_svd(F, U, sigma, V);
-    Mat<double, d, d> Sigma = filled<double, d, d>(0.0);
-    for (int k = 0; k < d; ++k) Sigma(k, k) = sigma[k];
-    double psi = 0.0;
-    double P_rot[D];
+    element_signed_svd(F, U, sigma, V);
     double A_rot[D * D];
-    if (!density_hessian<Material>(Sigma, p, psi, P_rot, A_rot)) return false;
+    rotate_to_singular_frame<d>(U, V, A, A_rot);
     clamp_negative_modes<d>(U, V, A_rot, A);
   }
   return true;
 }
 
-/// How an element Hessian H = V B^T A B is made PSD, given A = d^2 psi / dF^2. H is PSD exactly
-/// when A is (B = dF/dx is onto), so a positive definite A, the common case near rest, needs
-/// nothing; otherwise an isotropic density's A is projected in F's singular frame, and any other
-/// H by an eigen-solver.
+/// How an element Hessian H = V B^T A B is made PSD, given A = d^2 psi / dF^2 at parameters p.
+/// H is PSD exactly when A is (B = dF/dx is onto), so a convex density within its parameter
+/// ranges, or a positive definite A (the common case near rest), needs nothing; otherwise an
+/// isotropic density's A is projected in F's singular frame, and any other H by an
+/// eigen-solver.
 enum class Projection { None, SingularFrame, EigenSolver };
 
 template <class Material, int d>
-SOFTGRAD_HD Projection projection_needed(const double* A) {
+SOFTGRAD_HD Projection projection_needed(const double* A, const double* p) {
+  if constexpr (IsConvex<Material>) {
+    if (parameters_in_range<Material>(p)) return Projection::None;
+  }
   if (positive_definite<d * d>(A)) return Projection::None;
   return IsIsotropic<Material> ? Projection::SingularFrame : Projection::EigenSolver;
 }
@@ -250,7 +262,7 @@ ElementStatus element_hessian(const ElementShape<d>& s, const double* x, const d
   if (!density_hessian<Material>(F, p, psi, P, A)) return ElementStatus::TapeOverflow;
   energy = s.volume * psi;
   apply_shape_transpose(s, P, s.volume, g);
-  const Projection how = project ? projection_needed<Material, d>(A) : Projection::None;
+  const Projection how = project ? projection_needed<Material, d>(A, p) : Projection::None;
   if (how == Projection::SingularFrame && !project_isotropic_density_hessian<Material>(F, p, A))
     return ElementStatus::TapeOverflow;
   chain_hessian(s, A, H);

@@ -16,6 +16,9 @@ struct LinearElastic : YoungsPoissonParameters {
   static constexpr bool kAllowsInversion = true;
   /// Linear strain changes under rigid rotations; conformance tests skip frame indifference.
   static constexpr bool kFrameIndifferent = false;
+  /// d^2 psi / dF^2 = 2 mu (sym) + lambda (tr)(tr) is PSD where mu >= 0 and lambda + 2 mu / d
+  /// >= 0 (the bulk modulus), which every valid (youngs, poisson) gives: no projection.
+  static constexpr bool kConvex = true;
 
   template <class T, class P, int d>
   SOFTGRAD_HD static T psi(const Mat<T, d, d>& F, const P* p) {
