@@ -132,7 +132,7 @@ def material_throughput():
                  f"value+gradient {r['gradient']:.2f}x, value {r['value']:.2f}x, with the PSD "
                  f"projection {r['hessian_projected']:.2f}x (the same projection code, fed by "
                  f"hand-derived invariant derivatives, one element at a time where the library "
-                 f"projects two side by side)."]
+                 f"projects eight side by side)."]
     return rows
 
 

@@ -85,12 +85,11 @@ class HyperelasticModel final
     return ad::element_hessian<Material, d>(detail::shape_of<d>(b, e), xe,
                                             b.params + e * kParamCount, project, E, g, H);
   }
-  /// 3D densities in invariant form project eight elements' Hessians per call, two side by side
-  /// (one SSE2 register each; four lanes spilled registers and ran ~30% slower per element) in
-  /// four pipelined groups (ad::projected_element_hessians; two groups measured ~5% slower per
-  /// element, eight ~5% slower too).
+  /// 3D densities in invariant form project eight elements' Hessians per call, in one batch on
+  /// the CPU's widest vector instructions (ad::projected_element_hessians).
   template <int d>
-  static constexpr int kProjectionBatch = d == 3 && ad::HasInvariantForm<Material> ? 8 : 1;
+  static constexpr int kProjectionBatch =
+      d == 3 && ad::HasInvariantForm<Material> ? ad::kProjectionBatch : 1;
   /// element_hessian with project = true for elements first .. first + count - 1 (count <=
   /// kProjectionBatch<d>), each with its energy in per_elem (if not null), its gradient and Hessian
   /// at its place in elem_grad and elem_hess, and its outcome in status.

@@ -9,6 +9,7 @@
 #include <thread>
 
 #include "core/distributed.hpp"
+#include "softgrad/ad/batched_projection.hpp"
 #include "softgrad/config.hpp"
 #include "softgrad/openmp_waiting.hpp"
 #include "solvers/cpu/amg_preconditioner.hpp"
@@ -65,6 +66,8 @@ std::string build_info() {
      << "\n";
   os << "  SpMV:    " << block_product_kernel()
      << " kernel for the CG solvers' 3 x 3 block products\n";
+  os << "  PSD:     " << ad::projection_kernel_name(ad::best_projection_kernel())
+     << " kernel for the batched projection of invariant-form element Hessians\n";
   os << "  threads: " << omp_get_max_threads() << " OpenMP threads, "
      << std::thread::hardware_concurrency() << " hardware threads, waiting " << openmp_wait_policy()
      << "\n";

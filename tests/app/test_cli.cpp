@@ -7,6 +7,7 @@
 #include "app/commands.hpp"
 #include "app_test_support.hpp"
 #include "cli_test_support.hpp"
+#include "softgrad/ad/batched_projection.hpp"
 #include "softgrad/config.hpp"
 #include "solvers/cpu/linear_operator.hpp"
 
@@ -140,11 +141,15 @@ TEST_CASE("app/cli: static writes the equilibrium and its summary") {
 TEST_CASE("app/cli: --version names the build's optional parts and the BLAS in use") {
   const Outcome version = cli({"--version"});
   REQUIRE(version.code == 0);
-  for (const char* part : {"CUDA:", "MPI:", "Python:", "BLAS:", "CHOLMOD:", "SpMV:", "threads:"}) {
+  for (const char* part :
+       {"CUDA:", "MPI:", "Python:", "BLAS:", "CHOLMOD:", "SpMV:", "PSD:", "threads:"}) {
     INFO(part);
     CHECK(contains(version.out, part));
   }
   CHECK(contains(version.out, SOFTGRAD_HAS_MPI ? "MPI:     built" : "MPI:     not built"));
   CHECK(contains(version.out, ".so"));  // the library dgemm_ resolves to
   CHECK(contains(version.out, std::string("SpMV:    ") + block_product_kernel() + " kernel"));
+  CHECK(contains(version.out, std::string("PSD:     ") +
+                                  ad::projection_kernel_name(ad::best_projection_kernel()) +
+                                  " kernel"));
 }

@@ -12,6 +12,7 @@
 #include <cmath>
 #include <limits>
 
+#include "softgrad/ad/batched_projection.hpp"
 #include "softgrad/ad/density.hpp"
 #include "softgrad/ad/isotropic_projection.hpp"
 #include "softgrad/ad/psd_projection.hpp"
@@ -270,57 +271,48 @@ ElementStatus element_hessian(const ElementShape<d>& s, const double* x, const d
   return ElementStatus::Ok;
 }
 
-/// element_hessian with project = true for up to L 3D elements of a material in invariant form,
-/// projected W at a time side by side (invariant_frame on Lanes<W>), which hides the latency of
-/// each one's square roots and divisions behind the others'. The L / W groups are pipelined:
-/// each group's frame is followed in program order by the next group's derivatives (the last
-/// one's by the first group's mode removal and chain rule), with no branch between, so the CPU
-/// overlaps that independent work with the frame's chain of dependent square roots and
-/// divisions. Element k < count has shape s[k], positions x[k], parameters p[k] and outputs
-/// energy[k], g[k], H[k], status[k]; each result is bit for bit element_hessian's.
-template <class Material, int L, int W = 2>
+/// element_hessian with project = true for up to L <= kProjectionBatch 3D elements of a
+/// material in invariant form: each element's derivatives, then their projections in one batch
+/// on the CPU's widest vector instructions (batched_projection.hpp), then each one's chain rule.
+/// Element k < count has shape s[k], positions x[k], parameters p[k] and outputs energy[k],
+/// g[k], H[k], status[k]; each result is bit for bit element_hessian's (no fused multiply-adds
+/// in either).
+template <class Material, int L>
 requires HasInvariantForm<Material>
 void projected_element_hessians(const ElementShape<3>* s, const double* const* x,
                                 const double* const* p, int count, double* energy, double* const* g,
                                 double* const* H, ElementStatus* status) {
-  static_assert(L % W == 0, "whole groups of W lanes");
-  constexpr int G = L / W;
+  static_assert(L >= 1 && L <= kProjectionBatch, "one batch at most");
   double A[L][81];
-  double* rows[L];
-  InvariantFrame<Lanes<W>> frames[G];
-  for (int group = 0; group < G; ++group) {
-    Mat<Lanes<W>, 3, 3> F, C;
-    Lanes<W> J, dpsi[3], d2psi[9];
-    for (int w = 0; w < W; ++w) {
-      const int l = group * W + w;
-      rows[l] = A[l];
-      InvariantBasis<3> b;
-      double dpsi_l[3];
-      double d2psi_l[9];
-      status[l] = l < count ? detail::invariant_element_derivatives<Material>(
-                                  s[l], x[l], p[l], energy[l], g[l], A[l], b, dpsi_l, d2psi_l)
-                            : ElementStatus::Inverted;
-      if (status[l] != ElementStatus::Ok) {
-        // A harmless stand-in: F = I with a positive definite frame, left unprojected.
-        b = invariant_basis(identity<double, 3>());
-        for (int k = 0; k < 3; ++k) dpsi_l[k] = k == 0 ? 1.0 : 0.0;
-        for (int k = 0; k < 9; ++k) d2psi_l[k] = 0.0;
-      }
-      for (int k = 0; k < 9; ++k) {
-        F.a[k].v[w] = b.F.a[k];
-        C.a[k].v[w] = b.C.a[k];
-        d2psi[k].v[w] = d2psi_l[k];
-      }
-      for (int k = 0; k < 3; ++k) dpsi[k].v[w] = dpsi_l[k];
-      J.v[w] = b.I[2];
+  ProjectionBatch batch;
+  for (int l = 0; l < kProjectionBatch; ++l) {
+    InvariantBasis<3> b;
+    double dpsi[3];
+    double d2psi[9];
+    bool ok = false;
+    if (l < count) {
+      status[l] = detail::invariant_element_derivatives<Material>(s[l], x[l], p[l], energy[l], g[l],
+                                                                  A[l], b, dpsi, d2psi);
+      ok = status[l] == ElementStatus::Ok;
     }
-    frames[group] = invariant_frame(F, C, J, dpsi, d2psi);
+    if (!ok) {
+      // A harmless stand-in: F = I with a positive definite frame, not projected.
+      b = invariant_basis(identity<double, 3>());
+      for (int k = 0; k < 3; ++k) dpsi[k] = k == 0 ? 1.0 : 0.0;
+      for (int k = 0; k < 9; ++k) d2psi[k] = 0.0;
+    }
+    for (int k = 0; k < 9; ++k) {
+      batch.F[k][l] = b.F.a[k];
+      batch.C[k][l] = b.C.a[k];
+      batch.d2psi[k][l] = d2psi[k];
+    }
+    for (int k = 0; k < 3; ++k) batch.dpsi[k][l] = dpsi[k];
+    batch.J[l] = b.I[2];
+    batch.A[l] = ok ? A[l] : nullptr;
   }
-  for (int group = 0; group < G; ++group) {
-    remove_negative_modes<ProjectedEntries::ChainBlocks>(frames[group], rows + group * W);
-    for (int l = group * W; l < std::min(count, (group + 1) * W); ++l)
-      if (status[l] == ElementStatus::Ok) chain_hessian(s[l], A[l], H[l]);
-  }
+  project_invariant_batch(batch);
+  for (int l = 0; l < count; ++l)
+    if (status[l] == ElementStatus::Ok) chain_hessian(s[l], A[l], H[l]);
 }
 
 /// Hessian-vector product Hu for an element direction u, without forming H.

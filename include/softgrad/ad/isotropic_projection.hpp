@@ -293,13 +293,13 @@ SOFTGRAD_HD InvariantFrame<T> invariant_frame(const Mat<T, 3, 3>& F, const Mat<T
 }
 
 /// A[l] <- its PSD projection, for each lane l of the frame (A[l] lane l's 9 x 9 d^2 psi / dF^2,
-/// row-major): a positive definite element is left as it is, bit for bit, and any other has its
-/// negative modes removed (in the entries that Entries names).
+/// row-major; null: nothing to project): a positive definite element is left as it is, bit for
+/// bit, and any other has its negative modes removed (in the entries that Entries names).
 template <ProjectedEntries Entries, class T>
 SOFTGRAD_HD void remove_negative_modes(const InvariantFrame<T>& frame, double* const* A) {
   constexpr int L = kLaneCount<T>;
   for (int l = 0; l < L; ++l) {
-    if (lane(frame.pd, l)) continue;
+    if (!A[l] || lane(frame.pd, l)) continue;
     Mat<double, 3, 3> Ul, Vl;
     double stretch[9], c[3], e[3];
     for (int k = 0; k < 9; ++k) {
