@@ -3,7 +3,9 @@
 // Each kernel is one function with GCC's `flatten`: every call inside it, down to the header
 // templates on Lanes, is inlined and compiled for that kernel's instruction set. Nothing is left
 // as a separate instantiation that another translation unit could share (an AVX-512 copy of an
-// inline template chosen by the linker for generic code would fault on other CPUs). The file is
+// inline template chosen by the linker for generic code would fault on other CPUs). (Clang 14's
+// flatten inlines only the direct calls and keeps the rest as ordinary generic copies: slower,
+// but they run on any CPU; Release builds use GCC.) The file is
 // compiled with -ffp-contract=off (CMakeLists.txt): fused multiply-adds would round differently
 // from the SSE2 kernel and the one-element path.
 #include "softgrad/ad/batched_projection.hpp"
