@@ -146,6 +146,36 @@ TEST_CASE("ad/derivatives: forward-mode parameter derivatives equal the tape's")
   CHECK(mixed_fwd.norm() == 0.0);
 }
 
+TEST_CASE("ad/derivatives: forward-mode gradient equals the tape's") {
+  const Eigen::VectorXd x = kX;
+  Eigen::VectorXd g(N), g_fwd(N);
+  double e = 0, e_fwd = 0;
+  REQUIRE(ad::gradient<N, M>(kEnergy, x.data(), kP.data(), e, g.data()));
+  ad::forward_gradient<N, M>(kEnergy, x.data(), kP.data(), e_fwd, g_fwd.data());
+  CHECK(e_fwd == e);
+  CHECK(g.norm() > 0.1);
+  CHECK(close(g_fwd, g, 1e-14));
+  // Branches look at values, as on the tape: each side of a kink gives its own derivative.
+  const auto kink = [](const auto* y, const auto*) {
+    using ad::value_of;
+    auto a = y[0] * y[1];
+    if (value_of(a) > 0.5 || a >= y[1] + 2.0) return a * a;
+    if (a < 0.0 && a <= y[1]) return -a;
+    return 3.0 - a;
+  };
+  for (const Eigen::Vector2d& y :
+       {Eigen::Vector2d(1.0, 1.0), Eigen::Vector2d(-1.0, 0.5), Eigen::Vector2d(0.2, 0.5)}) {
+    Eigen::Vector2d gk, gk_fwd;
+    double ek = 0, ek_fwd = 0;
+    REQUIRE(ad::gradient<2, 0>(kink, y.data(), nullptr, ek, gk.data()));
+    ad::forward_gradient<2, 0>(kink, y.data(), static_cast<const double*>(nullptr), ek_fwd,
+                               gk_fwd.data());
+    CHECK(ek_fwd == ek);
+    CHECK(gk_fwd == gk);
+    CHECK(gk.norm() > 0.1);
+  }
+}
+
 TEST_CASE("ad/derivatives: forward-mode Hessian equals the tape's and is symmetric") {
   const Eigen::VectorXd x = kX;
   Eigen::Matrix<double, N, N, Eigen::RowMajor> H, H_fwd;

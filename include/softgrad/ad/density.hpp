@@ -91,8 +91,8 @@ SOFTGRAD_HD bool density_gradient(const Mat<double, d, d>& F, const double* p, d
     double dpsi[3];
     if constexpr (HasInvariantDerivatives<Material>) {
       Material::psi_invariant_derivatives(b.I, p, psi, dpsi, nullptr);
-    } else if (!gradient<3, M>(InvariantDensityFunction<Material>{}, b.I, p, psi, dpsi)) {
-      return false;
+    } else {
+      forward_gradient<3, M>(InvariantDensityFunction<Material>{}, b.I, p, psi, dpsi);
     }
     invariant_stress(b, dpsi, P);
     return true;

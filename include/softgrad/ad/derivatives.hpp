@@ -15,9 +15,10 @@
 /// products and mixed parameter products use L = 1 and never form the Hessian.
 ///
 /// Where N (or the parameter count M) is small the tape's bookkeeping outweighs that: the
-/// forward-mode versions (forward_hessian, parameter_derivatives_forward, on the nested duals of
-/// nested_dual.hpp) store no nodes. density.hpp uses them for an invariant density's Hessian
-/// (N = 3) and for a material's mixed parameter products (M <= 4).
+/// forward-mode versions (forward_gradient on dual.hpp's numbers; forward_hessian and
+/// parameter_derivatives_forward on the nested duals of nested_dual.hpp) store no nodes.
+/// density.hpp uses them for an invariant density's gradient and Hessian (N = 3) and for a
+/// material's mixed parameter products (M <= 4).
 ///
 /// All functions are allocation-free and exception-free (device-compatible). If the energy
 /// needs more than `Cap` tape nodes, the derivatives come back as NaN and `ok` is false.
@@ -61,6 +62,24 @@ SOFTGRAD_HD bool gradient(const Fn& f, const double* x, const double* p, double&
   tape.reverse(e.idx, N);
   for (int i = 0; i < N; ++i) g[i] = tape.adjoint(xv[i].idx);
   return true;
+}
+
+/// The value and gradient of gradient(), in first-order forward mode: one evaluation on
+/// Dual<N> numbers (N tangent lanes), no tape. Its work grows with N per operation, so it is for
+/// functions of few inputs: an invariant density's three (density.hpp), where the tape's
+/// recording and reverse sweep cost several times the arithmetic.
+template <int N, int M, class Fn>
+SOFTGRAD_HD void forward_gradient(const Fn& f, const double* x, const double* p, double& value,
+                                  double* g) {
+  using R = Dual<N>;
+  R xv[N];
+  for (int i = 0; i < N; ++i) {
+    xv[i] = R(x[i]);
+    xv[i].d[1 + i] = 1.0;
+  }
+  const R e = f(static_cast<const R*>(xv), p);
+  value = e.d[0];
+  for (int i = 0; i < N; ++i) g[i] = e.d[1 + i];
 }
 
 /// Value, gradient and the dense Hessian H (N x N, row-major, symmetric).

@@ -2,7 +2,9 @@
 /// Dual numbers with L tangent lanes: d[0] + sum_k d[1 + k] eps_k, eps_k eps_l = 0.
 /// They are the "forward" half of softgrad's forward-over-reverse AD: the reverse tape
 /// (tape.hpp) is recorded over Dual<L> instead of double, so one reverse sweep returns the
-/// gradient in the values and L Hessian-vector products in the tangents.
+/// gradient in the values and L Hessian-vector products in the tangents. On their own they
+/// are first-order forward mode (derivatives.hpp's forward_gradient): with every operation a
+/// material may use, so that a density evaluates on them as on the tape's numbers.
 #pragma once
 
 #include <cmath>
@@ -87,6 +89,88 @@ SOFTGRAD_HD SOFTGRAD_AD_INLINE Dual<L> operator/(const Dual<L>& a, const Dual<L>
   for (int k = 0; k <= L; ++k)
     c.d[k] = (k == 0 ? 0.0 : a.d[k] - q * b.d[k]) * inv + (k == 0 ? q : 0.0);
   return c;
+}
+
+template <int L>
+SOFTGRAD_HD SOFTGRAD_AD_INLINE Dual<L> operator+(const Dual<L>& a, double s) {
+  Dual<L> c = a;
+  c.d[0] += s;
+  return c;
+}
+template <int L>
+SOFTGRAD_HD SOFTGRAD_AD_INLINE Dual<L> operator+(double s, const Dual<L>& a) {
+  return a + s;
+}
+template <int L>
+SOFTGRAD_HD SOFTGRAD_AD_INLINE Dual<L> operator-(const Dual<L>& a, double s) {
+  return a + (-s);
+}
+template <int L>
+SOFTGRAD_HD SOFTGRAD_AD_INLINE Dual<L> operator-(double s, const Dual<L>& a) {
+  return -a + s;
+}
+template <int L>
+SOFTGRAD_HD SOFTGRAD_AD_INLINE Dual<L> operator/(const Dual<L>& a, double s) {
+  return (1.0 / s) * a;
+}
+template <int L>
+SOFTGRAD_HD SOFTGRAD_AD_INLINE Dual<L> operator/(double s, const Dual<L>& b) {
+  return Dual<L>(s) / b;
+}
+template <int L>
+SOFTGRAD_HD SOFTGRAD_AD_INLINE Dual<L>& operator+=(Dual<L>& a, const Dual<L>& b) {
+  return a = a + b;
+}
+template <int L>
+SOFTGRAD_HD SOFTGRAD_AD_INLINE Dual<L>& operator-=(Dual<L>& a, const Dual<L>& b) {
+  return a = a - b;
+}
+template <int L>
+SOFTGRAD_HD SOFTGRAD_AD_INLINE Dual<L>& operator*=(Dual<L>& a, const Dual<L>& b) {
+  return a = a * b;
+}
+template <int L>
+SOFTGRAD_HD SOFTGRAD_AD_INLINE Dual<L>& operator/=(Dual<L>& a, const Dual<L>& b) {
+  return a = a / b;
+}
+
+/// The plain value, as for the tape's Var (tape.hpp): materials may branch on it.
+template <int L>
+SOFTGRAD_HD SOFTGRAD_AD_INLINE double value_of(const Dual<L>& x) {
+  return x.d[0];
+}
+// Comparisons look at values, as the tape's do.
+template <int L>
+SOFTGRAD_HD SOFTGRAD_AD_INLINE bool operator<(const Dual<L>& a, const Dual<L>& b) {
+  return a.d[0] < b.d[0];
+}
+template <int L>
+SOFTGRAD_HD SOFTGRAD_AD_INLINE bool operator>(const Dual<L>& a, const Dual<L>& b) {
+  return a.d[0] > b.d[0];
+}
+template <int L>
+SOFTGRAD_HD SOFTGRAD_AD_INLINE bool operator<=(const Dual<L>& a, const Dual<L>& b) {
+  return a.d[0] <= b.d[0];
+}
+template <int L>
+SOFTGRAD_HD SOFTGRAD_AD_INLINE bool operator>=(const Dual<L>& a, const Dual<L>& b) {
+  return a.d[0] >= b.d[0];
+}
+template <int L>
+SOFTGRAD_HD SOFTGRAD_AD_INLINE bool operator<(const Dual<L>& a, double c) {
+  return a.d[0] < c;
+}
+template <int L>
+SOFTGRAD_HD SOFTGRAD_AD_INLINE bool operator>(const Dual<L>& a, double c) {
+  return a.d[0] > c;
+}
+template <int L>
+SOFTGRAD_HD SOFTGRAD_AD_INLINE bool operator<=(const Dual<L>& a, double c) {
+  return a.d[0] <= c;
+}
+template <int L>
+SOFTGRAD_HD SOFTGRAD_AD_INLINE bool operator>=(const Dual<L>& a, double c) {
+  return a.d[0] >= c;
 }
 
 /// a += s * b, the reverse sweep's accumulation, lane by lane with the product rule.
