@@ -34,7 +34,8 @@ struct NewtonOptions {
   /// factorised; the Hessians differ by the change of x over the small steps). A chord step
   /// below the tolerance ends the solve; one that shrinks to at most chord_contraction times the
   /// step before it and decreases Phi sufficiently is taken, and the next is tried the same way;
-  /// anything else falls back to a Newton step. 0 disables chord steps. 2D quadruped: 3.73 ->
+  /// anything else falls back to a Newton step. 0 disables chord steps (with every solver,
+  /// chord_forcing's too). 2D quadruped: 3.73 ->
   /// 2.69 factorizations per step, forward runs ~15% cheaper (benchmarks/locomotion_speed).
   double chord_window = 1e4;
   /// Where a factorization costs at least this many solves with it
@@ -49,6 +50,22 @@ struct NewtonOptions {
   /// rate of the chord steps' linear convergence, so a solve that ends on a chord step ends
   /// within c / (1 - c) tolerances of the solution. 0: chord steps only end a solve.
   double chord_contraction = 0.3;
+  /// With the CG backends on an assembled matrix (pcg, amg): after every full step, the next
+  /// steps are first tried as chord steps with that step's matrix and preconditioner, by CG
+  /// stopped at this relative residual, under the same rules as the direct solver's (a CG
+  /// chord solve costs a fraction of a new Hessian and preconditioner; the directions' own
+  /// error, at most this fraction, adds to the staleness the contraction rule bounds). Peer beam
+  /// at 10k tets, pcg: 4.6 Hessians and 349 CG iterations per step -> 1 and about 160, the step
+  /// 2x faster (benchmarks/newton_step_cost). 0: no chord steps with CG (chord_window = 0:
+  /// none with any solver).
+  double chord_forcing = 0.03;
+  /// Start Newton from x_n + h v_n + h^2 a_n, a_n = M^-1 f(x_n) the acceleration of the step
+  /// that ended at x_n (backward Euler's equation of motion), with this step's forces: a
+  /// second-order extrapolation where the inertial prediction x_n + h v_n is first order. It is
+  /// taken only where it lowers the incremental potential (after an impact or a change of
+  /// actuation the last acceleration can be wrong). Costs one gradient at x_n; peer beam at 10k
+  /// tets: the first Newton step 5x shorter, 1.2 fewer iterations per step. false: x_n + h v_n.
+  bool accelerated_guess = true;
   /// Let energy terms correct Newton directions where their quadratic model is known to fail
   /// (EnergyTerm::correct_direction: lagged friction's knee). A corrected direction is used
   /// only if it still descends, and corrections stop for the rest of a solve once a corrected
@@ -99,6 +116,8 @@ struct NewtonReport {
 
 const char* to_string(NewtonReport::Status s);
 
+struct NewtonStart;  // src/integrator/newton.hpp
+
 /// One rollout's workspace for a Model: the Hessian assembler (its pattern analysed once), the
 /// linear solver with its last factorization (the adjoint reuses it), and the energy terms'
 /// per-rollout data. The Model is shared and never written; run two rollouts side by side
@@ -147,6 +166,11 @@ class Simulator {
  private:
   /// Writes the kinematic dofs of x at time t: the scripted motion, or `prescribed`.
   void apply_kinematics(double t, const Eigen::VectorXd* prescribed, Eigen::VectorXd& x) const;
+  /// NewtonOptions::accelerated_guess for the step from s: replaces x (xhat with kinematics)
+  /// by the guess, and fills `start` with Phi and its gradient there, where the guess lowers
+  /// Phi; returns whether it did. After IncrementalPotential::begin for the step.
+  bool accelerated_guess(const State& s, double t_next, const Eigen::VectorXd* prescribed,
+                         const Eigen::VectorXd& xhat, Eigen::VectorXd& x, NewtonStart& start);
 
   friend class StepLinearization;  // the adjoint reuses the assembler and the pattern analysis
   struct Impl;

@@ -114,17 +114,28 @@ class ForcingSequence {
 enum class Chord { Rejected, Accepted, Converged };
 
 /// A chord (modified-Newton) step: dx = -H_prev^-1 g with the factorization of an earlier
-/// iterate, which a new Hessian would barely change after a small full step.
+/// iterate, which a new Hessian would barely change after a small full step. With an iterative
+/// solver, CG from zero on the kept matrix and preconditioner, stopped at relative residual
+/// `forcing`.
 ///  - Converged: a descent step below the tolerance whose end point is feasible (x updated);
 ///    the solve ends.
 ///  - Accepted: a descent step of at most `contraction` times the last step's length that
 ///    decreases Phi sufficiently (x, g, energy and r.step_norm updated); Newton goes on.
 ///  - Rejected: x unchanged; a Newton step follows. x_try and g_try are scratch.
 Chord chord_step(IncrementalPotential& phi, LinearSolver& solver, double step_tolerance,
-                 double contraction, Eigen::VectorXd& g, const Eigen::VectorXd& rhs,
+                 double contraction, double forcing, Eigen::VectorXd& g, const Eigen::VectorXd& rhs,
                  Eigen::VectorXd& dx, NewtonReport& r, double& energy, Eigen::VectorXd& x,
                  Eigen::VectorXd& x_try, Eigen::VectorXd& g_try) {
-  const LinearSolveReport lr = solver.solve_unmeasured(rhs, dx);
+  LinearSolveReport lr;
+  if (solver.is_direct()) {
+    lr = solver.solve_unmeasured(rhs, dx);
+  } else {
+    dx.setZero(rhs.size());  // the last step is no guess: this one is a fraction of it
+    lr = solver.solve_inexact(rhs, dx, forcing);
+    r.linear_iterations += lr.iterations;
+    // As for Newton directions: an inexact solve may leave the kinematic rows nonzero.
+    for (int i : phi.fixed_dofs()) dx[i] = 0.0;
+  }
   const double slope = dx.dot(g);
   if (!lr.ok() || !(slope < 0.0)) return Chord::Rejected;
   const double step_norm = dx.lpNorm<Eigen::Infinity>();
@@ -162,11 +173,13 @@ Chord chord_step(IncrementalPotential& phi, LinearSolver& solver, double step_to
 /// Whether a full step of `step_norm` leaves a factorization worth reusing for chord steps:
 /// within chord_window tolerances, or any full step where a factorization costs at least
 /// chord_always_cost solves (then a failed chord try costs little against what a kept
-/// factorization saves).
+/// factorization saves). With CG on an assembled matrix, any full step while chord_forcing > 0:
+/// a loose CG solve costs a fraction of a new Hessian and preconditioner. chord_window = 0:
+/// never.
 bool reusable(const NewtonLinearSolver& solver, const NewtonOptions& options, double step_norm,
               double step_tolerance) {
-  if (solver.assembled == nullptr || !solver.assembled->is_direct() || options.chord_window <= 0.0)
-    return false;
+  if (solver.assembled == nullptr || options.chord_window <= 0.0) return false;
+  if (!solver.assembled->is_direct()) return options.chord_forcing > 0.0;
   return step_norm <= options.chord_window * step_tolerance ||
          solver.assembled->factorization_cost_in_solves() >= options.chord_always_cost;
 }
@@ -174,14 +187,21 @@ bool reusable(const NewtonLinearSolver& solver, const NewtonOptions& options, do
 }  // namespace
 
 NewtonReport newton_solve(IncrementalPotential& phi, NewtonLinearSolver solver,
-                          const NewtonOptions& options, double step_tolerance, Eigen::VectorXd& x) {
+                          const NewtonOptions& options, double step_tolerance, Eigen::VectorXd& x,
+                          const NewtonStart* start) {
   NewtonReport r;
   // A step depends on its own inputs only (a multigrid hierarchy is kept within the step).
   if (solver.assembled) solver.assembled->forget_history();
   // Energies and gradients come together (value_and_gradient): an accepted line-search point
   // is the next iterate, and its gradient is then already known.
   Eigen::VectorXd g(x.size()), rhs(x.size()), dx(x.size()), x_try(x.size()), g_try(x.size());
-  double energy = phi.value_and_gradient(x, g);
+  double energy = 0.0;
+  if (start) {
+    energy = start->energy;
+    g = *start->gradient;
+  } else {
+    energy = phi.value_and_gradient(x, g);
+  }
   if (!std::isfinite(energy))
     return fail(r, Status::InfeasibleStart,
                 "the starting point is infeasible (an element is inverted or the energy is not "
@@ -208,8 +228,8 @@ NewtonReport newton_solve(IncrementalPotential& phi, NewtonLinearSolver solver,
     rhs = -g;
     if (factorization_reusable) {
       const Chord chord =
-          chord_step(phi, *solver.assembled, step_tolerance, options.chord_contraction, g, rhs, dx,
-                     r, energy, x, x_try, g_try);
+          chord_step(phi, *solver.assembled, step_tolerance, options.chord_contraction,
+                     options.chord_forcing, g, rhs, dx, r, energy, x, x_try, g_try);
       if (chord == Chord::Converged) return r;
       if (chord == Chord::Accepted) continue;
     }

@@ -1,6 +1,7 @@
 /// @file newton.hpp
 /// Newton's method on an IncrementalPotential: projected-Hessian direction, backtracking Armijo
-/// line search that also rejects infeasible points (Phi = +infinity), convergence on the step.
+/// line search that also rejects infeasible points (Phi = +infinity), chord steps with a kept
+/// matrix, convergence on the step.
 #pragma once
 
 #include "incremental_potential.hpp"
@@ -15,8 +16,16 @@ struct NewtonLinearSolver {
   MatrixFreeCgSolver* matrix_free = nullptr;
 };
 
+/// Phi and its gradient at the starting point, where the caller has them already.
+struct NewtonStart {
+  double energy = 0.0;
+  const Eigen::VectorXd* gradient = nullptr;  ///< kinematic dofs zeroed, as phi gives it
+};
+
 /// Minimises phi from x (in place). `step_tolerance` is the ||dx||_inf at which it stops [m].
+/// `start` (optional): Phi and its gradient at x, which are then not evaluated again.
 NewtonReport newton_solve(IncrementalPotential& phi, NewtonLinearSolver solver,
-                          const NewtonOptions& options, double step_tolerance, Eigen::VectorXd& x);
+                          const NewtonOptions& options, double step_tolerance, Eigen::VectorXd& x,
+                          const NewtonStart* start = nullptr);
 
 }  // namespace softgrad

@@ -31,6 +31,8 @@ Simulator::Simulator(std::shared_ptr<const Model> model, SimulationOptions optio
     throw InputError("the time step dt must be positive and finite");
   if (!(options_.newton.tolerance > 0.0)) throw InputError("the Newton tolerance must be positive");
   if (options_.newton.max_iterations < 1) throw InputError("Newton needs at least one iteration");
+  if (!(options_.newton.chord_forcing >= 0.0 && options_.newton.chord_forcing < 1.0))
+    throw InputError("the chord forcing (a relative CG residual) must be in [0, 1)");
   defaults_ = model_->default_parameters();
   for (const auto& t : model_->terms) n_parameters_.push_back(t->n_parameters());
   impl_->phi = std::make_unique<IncrementalPotential>(*model_);
@@ -98,12 +100,17 @@ NewtonReport Simulator::step(State& s, const TermParameters& parameters,
   apply_kinematics(t_next, prescribed, x);
   // A prediction that passes through a surface (mesh contact) may land outside it again:
   // start from the current positions instead, unless the path there is free.
+  NewtonStart start;
+  bool have_start = false;
   if (impl_->phi->max_step(s.x, x - s.x) < 1.0) {
     x = s.x;
     apply_kinematics(t_next, prescribed, x);
+  } else if (options_.newton.accelerated_guess) {
+    have_start = accelerated_guess(s, t_next, prescribed, xhat, x, start);
   }
   const double tol = options_.newton.tolerance * model_->length_scale() * dt;
-  NewtonReport r = newton_solve(*impl_->phi, impl_->solver(), options_.newton, tol, x);
+  NewtonReport r = newton_solve(*impl_->phi, impl_->solver(), options_.newton, tol, x,
+                                have_start ? &start : nullptr);
   if (r.status == NewtonReport::Status::InfeasibleStart) {
     x = s.x;
     apply_kinematics(t_next, prescribed, x);
@@ -119,6 +126,31 @@ NewtonReport Simulator::step(State& s, const TermParameters& parameters,
   s.t = t_next;
   ++s.step;
   return r;
+}
+
+bool Simulator::accelerated_guess(const State& s, double t_next, const Eigen::VectorXd* prescribed,
+                                  const Eigen::VectorXd& xhat, Eigen::VectorXd& x,
+                                  NewtonStart& start) {
+  IncrementalPotential& phi = *impl_->phi;
+  Eigen::VectorXd& guess = impl_->guess;
+  Eigen::VectorXd& g = impl_->guess_gradient;
+  // At x_n, dPhi/dx = -M v_n / h + dW/dx (this step's potentials): the force f(x_n) = -dW/dx,
+  // which gave the last step its acceleration, is M v_n / h - dPhi/dx, and the guess
+  // xhat + h^2 M^-1 f(x_n) is x_n - h^2 M^-1 dPhi/dx (x_n). Dofs without mass keep xhat.
+  const double h2 = options_.dt * options_.dt;
+  if (!std::isfinite(phi.value_and_gradient(s.x, g))) return false;
+  guess = xhat;
+  const Eigen::VectorXd& m = model_->mass;
+  for (Eigen::Index i = 0; i < guess.size(); ++i)
+    if (m[i] > 0.0) guess[i] = s.x[i] - h2 * g[i] / m[i];
+  apply_kinematics(t_next, prescribed, guess);
+  if (!guess.allFinite() || phi.max_step(s.x, guess - s.x) < 1.0) return false;
+  const double e = phi.value_and_gradient(guess, g);
+  if (!(e < phi.value(x))) return false;  // not better than xhat (or infeasible: +inf, NaN)
+  x.swap(guess);
+  start.energy = e;
+  start.gradient = &g;
+  return true;
 }
 
 NewtonReport Simulator::solve_static(State& s, const Eigen::VectorXd* prescribed) {

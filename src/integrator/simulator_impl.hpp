@@ -15,6 +15,8 @@ struct Simulator::Impl {
   std::unique_ptr<IncrementalPotential> phi;
   std::unique_ptr<LinearSolver> linear;
   std::unique_ptr<MatrixFreeCgSolver> matrix_free;
+  /// Scratch of the accelerated guess: the guess and Phi's gradient at it.
+  Eigen::VectorXd guess, guess_gradient;
 
   NewtonLinearSolver solver() { return {linear.get(), matrix_free.get()}; }
 };

@@ -103,6 +103,8 @@ void read_solver(const ObjectReader& top, SimulationOptions& options) {
   options.newton.chord_window = solver.number("chord_window");
   options.newton.chord_always_cost = solver.number("chord_always_cost");
   options.newton.chord_contraction = solver.number("chord_contraction");
+  options.newton.chord_forcing = solver.number("chord_forcing");
+  options.newton.accelerated_guess = solver.boolean("accelerated_guess");
   options.newton.correct_directions = solver.boolean("correct_directions");
   options.newton.max_forcing = solver.number("max_forcing");
   options.on_failure =

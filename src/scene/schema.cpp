@@ -136,6 +136,17 @@ constexpr KeySpec kSolverKeys[] = {
     {"chord_contraction", Number, "", kUnitInterval, "", "0.3",
      "a chord step is taken if it is at most this fraction of the step before it (and "
      "decreases the energy); 0: chord steps only end a solve"},
+    {"chord_forcing", Number, "", kUnitInterval, "", "0.03",
+     "with pcg, amg: chord steps follow every full step, with its matrix and preconditioner, "
+     "by CG stopped at this relative residual (0: never)"},
+    {"accelerated_guess",
+     Boolean,
+     "",
+     {},
+     "",
+     "true",
+     "start Newton from x + h v + h^2 a, a the acceleration at x (the last step's), where that "
+     "lowers the energy; false: from x + h v"},
     {"correct_directions",
      Boolean,
      "",

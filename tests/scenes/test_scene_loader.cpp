@@ -56,6 +56,8 @@ TEST_CASE("scenes/scene_loader: a minimal scene gets the documented defaults") {
   CHECK(scene.options.newton.chord_window == defaults.newton.chord_window);
   CHECK(scene.options.newton.chord_always_cost == defaults.newton.chord_always_cost);
   CHECK(scene.options.newton.chord_contraction == defaults.newton.chord_contraction);
+  CHECK(scene.options.newton.chord_forcing == defaults.newton.chord_forcing);
+  CHECK(scene.options.newton.accelerated_guess == defaults.newton.accelerated_guess);
   CHECK(scene.options.newton.correct_directions == defaults.newton.correct_directions);
   CHECK(scene.options.linear.kind == defaults.linear.kind);
   CHECK(scene.options.linear.preconditioner == defaults.linear.preconditioner);
@@ -90,7 +92,7 @@ TEST_CASE("scenes/scene_loader: top-level settings reach the Scene") {
                  "cg_max_iterations": 50, "newton_tolerance": 1e-6, "newton_max_iterations": 7,
                  "line_search_max_halvings": 9, "project_hessian": false,
                  "exact_hessian_first": false, "chord_window": 0, "chord_always_cost": 2,
-                 "chord_contraction": 0.5,
+                 "chord_contraction": 0.5, "chord_forcing": 0.2, "accelerated_guess": false,
                  "correct_directions": false, "on_failure": "continue"},
       "output": {"directory": "/tmp/demo", "every": 0, "vtu": false})"));
   CHECK(scene.name == "demo");
@@ -109,6 +111,8 @@ TEST_CASE("scenes/scene_loader: top-level settings reach the Scene") {
   CHECK(scene.options.newton.chord_window == 0.0);
   CHECK(scene.options.newton.chord_always_cost == 2.0);
   CHECK(scene.options.newton.chord_contraction == 0.5);
+  CHECK(scene.options.newton.chord_forcing == 0.2);
+  CHECK_FALSE(scene.options.newton.accelerated_guess);
   CHECK_FALSE(scene.options.newton.correct_directions);
   CHECK(scene.options.on_failure == FailurePolicy::Continue);
   CHECK(scene.output.directory == "/tmp/demo");
