@@ -216,6 +216,36 @@ def peer_pytorch():
                         f"({'met' if g['meets'] else 'not met'})")
     rows += ["", f"At {t['tets']:,} tets, the best backend in each direction: "
              + "; ".join(verdicts) + "."]
+    return rows + peer_step_cost(d)
+
+
+def peer_step_cost(d):
+    """The forward step against one Newton iteration's work (newton_step_cost), per size."""
+    if not any(size.get("step_cost") for size in d["sizes"]):
+        return []
+    target = d["targets"]["step_cost_at_most"]
+    rows = ["", "A forward step against one exact-Hessian Newton iteration at its start "
+            "(`benchmarks/newton_step_cost`, run by the same command: the gradient and the exact "
+            "Hessian assembled at the inertial prediction, the factorization or preconditioner, "
+            "one solve from zero to the solver's tolerance; the two interleaved step by step; "
+            f"median over rounds); target at 10k tets: at most {target:g}x:", "",
+            "| tets | backend | step s | one iteration s | ratio | Newton / step | "
+            "CG / step | CG, one solve |",
+            "|---|---|---|---|---|---|---|---|"]
+    for size in d["sizes"]:
+        for backend, c in size.get("step_cost", {}).items():
+            cg = (f"{c['linear_iterations_per_step']:.0f} | "
+                  f"{c['reference_linear_iterations_per_step']:.0f}"
+                  if c["reference_linear_iterations_per_step"] else "– | –")
+            rows.append(f"| {size['tets']:,} | {backend} | {c['forward_s_per_step']:.3g} | "
+                        f"{c['reference_s_per_step']:.3g} | {c['ratio']:.2f} | "
+                        f"{c['newton_per_step']:.2f} | {cg} |")
+    t = d["target_summary"]
+    verdicts = [f"{key[len('step_cost_'):]} {g['ratio']:.2f}x "
+                f"({'met' if g['meets'] else 'not met'})"
+                for key, g in t.items() if key.startswith("step_cost_")]
+    if verdicts:
+        rows += ["", f"At {t['tets']:,} tets, step / one iteration: " + "; ".join(verdicts) + "."]
     return rows
 
 

@@ -8,14 +8,17 @@ the simulator's backend) and then the peer, forward and backward, in turn. It re
 per step (fastest round), Newton and CG iterations per step, the agreement of final positions
 and dL/dyoungs between the sides and against a tight reference (softgrad cholmod, Newton
 tolerance 1e-12), and the ratios PyTorch / softgrad (median over rounds) with the issue's
-targets at 10k tets: softgrad forward >= 30x, backward >= 50x; matfree >= 5x. Extra rounds run
+targets at 10k tets: softgrad forward >= 30x, backward >= 50x; matfree >= 5x. Each round also
+runs benchmarks/newton_step_cost for the assembled backends: a forward step's time against one
+exact-Hessian assembly and one linear solve at its start (target at 10k tets: at most 1.5x;
+build it with -DSOFTGRAD_BUILD_BENCHMARKS=ON). Extra rounds run
 while the size's time budget allows (at 10k tets a larger one, for three rounds). Writes JSON
 and prints a table.
 
     PYTHONPATH=build/python /usr/bin/python3 benchmarks/peers/run_peer_benchmark.py \\
         [--sizes 2500,10000,20000,100000] [--steps 50] [--steps-at 20000=20,100000=3] \\
         [--rounds 3] [--size-budget 150] [--target-size-budget 400]
-        [--out benchmarks/results/peer_pytorch.json]
+        [--step-cost-backends cholmod,pcg] [--out benchmarks/results/peer_pytorch.json]
 """
 
 import os
@@ -65,6 +68,10 @@ def parse_arguments(argv):
                    help="the peer's adjoint CG, relative (softgrad's adjoint default)")
     p.add_argument("--newton-tolerance", type=float, default=1e-9, help="both sides")
     p.add_argument("--no-reference", action="store_true", help="skip the tight reference run")
+    p.add_argument("--step-cost-backends", default="cholmod,pcg",
+                   help="assembled backends newton_step_cost measures ('' for none)")
+    p.add_argument("--step-cost-binary",
+                   default=os.path.join(ROOT, "build", "benchmarks", "newton_step_cost"))
     p.add_argument("--out", default=os.path.join(ROOT, "benchmarks", "results",
                                                  "peer_pytorch.json"))
     args = p.parse_args(argv)
@@ -72,17 +79,26 @@ def parse_arguments(argv):
     args.steps_at = dict(tuple(int(v) for v in item.split("=")) for item in
                          args.steps_at.split(",") if item)
     args.backends = args.backends.split(",")
+    args.step_cost_backends = [b for b in args.step_cost_backends.split(",") if b]
+    if args.step_cost_backends and not os.access(args.step_cost_binary, os.X_OK):
+        p.error(f"{args.step_cost_binary} is missing: build it with cmake -S . -B build "
+                "-DSOFTGRAD_BUILD_BENCHMARKS=ON && cmake --build build --target "
+                "newton_step_cost (or pass --step-cost-backends '')")
     return args
 
 
 def one_round(args, cells, steps, mesh_scene):
-    """Every softgrad backend, then the peer: {variant: result}."""
+    """Every softgrad backend, then the peer: {variant: result}; and the step costs of the
+    assembled backends: {backend: newton_step_cost's result}."""
     out = {}
     for backend in args.backends:
         out[backend] = sides.run_softgrad(cells, steps, backend, args.newton_tolerance)
     out["pytorch"] = sides.run_peer(mesh_scene, steps, args.peer_cg_tolerance,
                                     args.adjoint_cg_tolerance, args.newton_tolerance)
-    return out
+    costs = {backend: sides.run_step_cost(args.step_cost_binary, cells, steps, backend,
+                                          args.newton_tolerance)
+             for backend in args.step_cost_backends}
+    return out, costs
 
 
 def run_size(args, tets):
@@ -95,10 +111,12 @@ def run_size(args, tets):
         mesh_scene = reference.pop("scene")
     else:
         mesh_scene = softgrad.load(beam_problem.scene(cells, steps))
-    rounds = []
+    rounds, cost_rounds = [], []
     while len(rounds) < args.rounds:
         round_start = time.perf_counter()
-        rounds.append(one_round(args, cells, steps, mesh_scene))
+        variants, costs = one_round(args, cells, steps, mesh_scene)
+        rounds.append(variants)
+        cost_rounds.append(costs)
         for result in rounds[-1].values():
             result.pop("scene", None)
         took = time.perf_counter() - round_start
@@ -106,8 +124,8 @@ def run_size(args, tets):
         budget = args.target_size_budget if tets == TARGET_TETS else args.size_budget
         if time.perf_counter() - start + took > budget:
             break
-    return peer_report.size_entry(args, tets, cells, steps, mesh_scene, rounds, reference,
-                                  time.perf_counter() - start)
+    return peer_report.size_entry(args, tets, cells, steps, mesh_scene, rounds, cost_rounds,
+                                  reference, time.perf_counter() - start)
 
 
 def main(argv=None):
@@ -131,7 +149,7 @@ def main(argv=None):
                      "python": platform.python_version()},
         "problem": peer_report.problem_description(args),
         "targets_at_tets": TARGET_TETS,
-        "targets": peer_report.TARGETS,
+        "targets": dict(peer_report.TARGETS, step_cost_at_most=peer_report.STEP_COST_TARGET),
         "target_summary": peer_report.target_summary(entries, TARGET_TETS),
         "api_gaps": peer_report.API_GAPS,
         "sizes": entries,

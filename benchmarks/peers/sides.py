@@ -4,6 +4,10 @@ PyTorch peer. Both return a dict of seconds per step, counts per step, the final
 (n, 3) and dL/dyoungs.
 """
 
+import json
+import os
+import subprocess
+import tempfile
 import time
 
 import numpy as np
@@ -66,6 +70,23 @@ def run_peer(scene, steps, cg_tolerance, adjoint_cg_tolerance, newton_tolerance=
         "dl_dyoungs": dl_dyoungs,
         "final_positions": positions[-1].numpy(),
     }
+
+
+def run_step_cost(binary, cells, steps, linear, newton_tolerance=1e-9):
+    """benchmarks/newton_step_cost on the beam with `linear`: a forward step's time against one
+    exact-Hessian assembly and one linear solve at its start, interleaved step by step in one
+    process (one thread)."""
+    with tempfile.TemporaryDirectory() as folder:
+        path = os.path.join(folder, "beam.json")
+        with open(path, "w") as f:
+            json.dump(beam_problem.scene(cells, steps, linear, newton_tolerance), f)
+        out = os.path.join(folder, "cost.json")
+        subprocess.run([binary, path, "--threads", "1", "--out", out], check=True,
+                       stdout=subprocess.DEVNULL)
+        with open(out) as f:
+            result = json.load(f)
+    result.pop("scene", None)
+    return result
 
 
 def agreement(a, b):
