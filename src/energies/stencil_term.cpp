@@ -2,13 +2,16 @@
 // tangent products through the stencils' local inputs.
 #include "softgrad/stencil_term.hpp"
 
+#include <omp.h>
+
 #include <algorithm>
+#include <exception>
 #include <limits>
 
 #include "../assembly/vector_scatter.hpp"
 #include "softgrad/assembly.hpp"
 #include "softgrad/errors.hpp"
-#include "softgrad/parallel_team.hpp"
+#include "softgrad/parallel.hpp"
 
 namespace softgrad {
 
@@ -72,21 +75,58 @@ void StencilTerm::add_hessian(TermData& d, const Eigen::VectorXd& x, bool projec
                               HessianAssembler& H) const {
   Data& s = data(d);
   const size_t n_local = static_cast<size_t>(stencil_dofs()) * stencil_dofs();
-  // On one thread, a chunk at a time: its Hessians are summed while in cache. A team of threads
-  // takes the whole set (a chunk is too small to share out); both give the same bits.
   const int chunk = H.chunk_stencils(d.stencil_set);
-  if (chunk > 0 && chunk < n_stencils_ && parallel_team() == 1) {
-    s.H.resize(chunk * n_local);
-    for (int first = 0; first < n_stencils_; first += chunk) {
-      hessians(s, x.data(), project, first, std::min(chunk, n_stencils_ - first), s.H.data());
-      H.add_stencil_chunk(d.stencil_set, first / chunk, s.H.data());
-    }
-    H.finish_stencil_chunks(d.stencil_set);
+  if (chunk <= 0 || chunk >= n_stencils_) {
+    s.H.resize(n_stencils_ * n_local);
+    hessians(s, x.data(), project, 0, n_stencils_, s.H.data());
+    H.add_stencils(d.stencil_set, s.H.data());
     return;
   }
-  s.H.resize(n_stencils_ * n_local);
-  hessians(s, x.data(), project, 0, n_stencils_, s.H.data());
-  H.add_stencils(d.stencil_set, s.H.data());
+  // A chunk at a time, so that its Hessians are summed while in cache (the whole set's would be
+  // 11.5 MB at 10k tets, its pages touched anew by the first assembly). A team of threads makes
+  // chunks side by side, each into its own buffer, and adds them in order (an ordered loop: one
+  // thread sums a chunk while the other makes the next), so the sums are the one thread's bits.
+  const int n_chunks = (n_stencils_ + chunk - 1) / chunk;
+  const int team = n_stencils_ >= kParallelMinElements ? std::min(parallel_team(), n_chunks) : 1;
+  const size_t chunk_size = static_cast<size_t>(chunk) * n_local;
+  s.H.resize(static_cast<size_t>(team) * chunk_size);
+  const auto make = [&](int q, double* out) {
+    const int first = q * chunk;
+    hessians(s, x.data(), project, first, std::min(chunk, n_stencils_ - first), out);
+  };
+  // Chunk 0 on this thread first: a term's per-step caches (damping's stiffness) are filled
+  // before threads share the term.
+  make(0, s.H.data());
+  H.add_stencil_chunk(d.stencil_set, 0, s.H.data());
+  if (team > 1) {
+    std::exception_ptr error;  // the first error of any thread, raised after the loop
+#pragma omp parallel for ordered schedule(static, 1) num_threads(team)
+    for (int q = 1; q < n_chunks; ++q) {
+      double* out = s.H.data() + static_cast<size_t>(omp_get_thread_num()) * chunk_size;
+      bool made = false;
+      try {
+        make(q, out);
+        made = true;
+      } catch (...) {
+#pragma omp critical(softgrad_stencil_hessian_error)
+        if (!error) error = std::current_exception();
+      }
+#pragma omp ordered
+      {
+        bool failed = false;
+#pragma omp critical(softgrad_stencil_hessian_error)
+        failed = error != nullptr;
+        if (made && !failed) H.add_stencil_chunk(d.stencil_set, q, out);
+      }
+    }
+    if (error) std::rethrow_exception(error);
+  } else {
+    for (int q = 1; q < n_chunks; ++q) {
+      make(q, s.H.data());
+      H.add_stencil_chunk(d.stencil_set, q, s.H.data());
+    }
+  }
+  H.finish_stencil_chunks(d.stencil_set);
 }
 
 void StencilTerm::add_hessian_vector_product(TermData& d, const Eigen::VectorXd& x,
