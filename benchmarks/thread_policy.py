@@ -148,8 +148,8 @@ def main():
                     "speedup": statistics.median(pairs),
                     "speedup_interval_90": median_interval(pairs),
                     "speedup_per_repeat": pairs,
-                    "one_thread_runs_s": times[(solver, load, "default", 1)],
-                    "two_threads_runs_s": times[(solver, load, waiting, 2)],
+                    "one_thread_runs_s": one_runs,
+                    "two_threads_runs_s": two_runs,
                     "newton_per_step": newton[(solver, load, waiting, 2)],
                 }
                 results.append(record)

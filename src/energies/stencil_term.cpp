@@ -99,24 +99,28 @@ void StencilTerm::add_hessian(TermData& d, const Eigen::VectorXd& x, bool projec
   make(0, s.H.data());
   H.add_stencil_chunk(d.stencil_set, 0, s.H.data());
   if (team > 1) {
-    std::exception_ptr error;  // the first error of any thread, raised after the loop
+    // The first failing chunk's error, raised after the loop as one thread would raise it; the
+    // chunks after it are not added. Both are touched only in the ordered part, one at a time.
+    std::exception_ptr error;
 #pragma omp parallel for ordered schedule(static, 1) num_threads(team)
     for (int q = 1; q < n_chunks; ++q) {
       double* out = s.H.data() + static_cast<size_t>(omp_get_thread_num()) * chunk_size;
-      bool made = false;
+      std::exception_ptr failure;
       try {
         make(q, out);
-        made = true;
       } catch (...) {
-#pragma omp critical(softgrad_stencil_hessian_error)
-        if (!error) error = std::current_exception();
+        failure = std::current_exception();
       }
 #pragma omp ordered
       {
-        bool failed = false;
-#pragma omp critical(softgrad_stencil_hessian_error)
-        failed = error != nullptr;
-        if (made && !failed) H.add_stencil_chunk(d.stencil_set, q, out);
+        if (!error && failure) error = failure;
+        if (!error) {
+          try {
+            H.add_stencil_chunk(d.stencil_set, q, out);
+          } catch (...) {
+            error = std::current_exception();
+          }
+        }
       }
     }
     if (error) std::rethrow_exception(error);
