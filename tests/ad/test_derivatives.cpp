@@ -29,20 +29,20 @@ constexpr auto kEnergy = [](const auto* x, const auto* p) {
   s = s + atan2(x[1] * p[1], x[0] - 2.0 * x[3]);
   return s;
 };
-constexpr int N = 4;
-constexpr int M = 2;
+constexpr int kN = 4;
+constexpr int kM = 2;
 
 const Eigen::Vector4d kX(0.3, -0.7, 1.1, 0.4);
 const Eigen::Vector2d kP(1.3, 0.6);
 
 double energy(const Eigen::VectorXd& x, const Eigen::VectorXd& p) {
-  return ad::value<N, M>(kEnergy, x.data(), p.data());
+  return ad::value<kN, kM>(kEnergy, x.data(), p.data());
 }
 
 Eigen::VectorXd ad_gradient(const Eigen::VectorXd& x) {
-  Eigen::VectorXd g(N);
+  Eigen::VectorXd g(kN);
   double e = 0;
-  REQUIRE(ad::gradient<N, M>(kEnergy, x.data(), kP.data(), e, g.data()));
+  REQUIRE(ad::gradient<kN, kM>(kEnergy, x.data(), kP.data(), e, g.data()));
   return g;
 }
 
@@ -50,9 +50,9 @@ Eigen::VectorXd ad_gradient(const Eigen::VectorXd& x) {
 
 TEST_CASE("ad/derivatives: gradient matches central differences") {
   const Eigen::VectorXd x = kX;
-  Eigen::VectorXd g(N);
+  Eigen::VectorXd g(kN);
   double e = 0;
-  REQUIRE(ad::gradient<N, M>(kEnergy, x.data(), kP.data(), e, g.data()));
+  REQUIRE(ad::gradient<kN, kM>(kEnergy, x.data(), kP.data(), e, g.data()));
   CHECK(e == doctest::Approx(energy(x, kP)).epsilon(1e-15));
   const Eigen::VectorXd fd =
       fd_gradient([&](const Eigen::VectorXd& y) { return energy(y, kP); }, x);
@@ -62,10 +62,10 @@ TEST_CASE("ad/derivatives: gradient matches central differences") {
 
 TEST_CASE("ad/derivatives: Hessian matches differences of the gradient and is symmetric") {
   const Eigen::VectorXd x = kX;
-  Eigen::Matrix<double, N, N, Eigen::RowMajor> H;
-  Eigen::VectorXd g(N);
+  Eigen::Matrix<double, kN, kN, Eigen::RowMajor> H;
+  Eigen::VectorXd g(kN);
   double e = 0;
-  REQUIRE(ad::hessian<N, M>(kEnergy, x.data(), kP.data(), e, g.data(), H.data()));
+  REQUIRE(ad::hessian<kN, kM>(kEnergy, x.data(), kP.data(), e, g.data(), H.data()));
   CHECK(close(g, ad_gradient(x), 1e-14));
   const Eigen::MatrixXd fd = softgrad::test::fd_jacobian(ad_gradient, x);
   CHECK(close(H.reshaped(), fd.reshaped(), 1e-7));
@@ -93,12 +93,12 @@ TEST_CASE("ad/derivatives: Hessian of a polynomial equals its closed form") {
 TEST_CASE("ad/derivatives: Hessian-vector product equals H u, and returns the gradient") {
   const Eigen::VectorXd x = kX;
   const Eigen::Vector4d u(0.2, -1.0, 0.5, 2.0);
-  Eigen::Matrix<double, N, N, Eigen::RowMajor> H;
-  Eigen::VectorXd g(N), g2(N), Hu(N);
+  Eigen::Matrix<double, kN, kN, Eigen::RowMajor> H;
+  Eigen::VectorXd g(kN), g2(kN), Hu(kN);
   double e = 0;
-  REQUIRE(ad::hessian<N, M>(kEnergy, x.data(), kP.data(), e, g.data(), H.data()));
-  REQUIRE(ad::hessian_vector_product<N, M>(kEnergy, x.data(), kP.data(), u.data(), Hu.data(),
-                                           g2.data()));
+  REQUIRE(ad::hessian<kN, kM>(kEnergy, x.data(), kP.data(), e, g.data(), H.data()));
+  REQUIRE(ad::hessian_vector_product<kN, kM>(kEnergy, x.data(), kP.data(), u.data(), Hu.data(),
+                                             g2.data()));
   const Eigen::VectorXd expected = H * u;
   CHECK(expected.norm() > 0.1);
   CHECK(close(Hu, expected, 1e-13));
@@ -108,17 +108,17 @@ TEST_CASE("ad/derivatives: Hessian-vector product equals H u, and returns the gr
 TEST_CASE("ad/derivatives: parameter gradient and mixed product match central differences") {
   const Eigen::VectorXd x = kX;
   const Eigen::Vector4d lambda(0.5, 1.0, -0.3, 0.8);
-  Eigen::VectorXd dE_dp(M), mixed(M);
-  REQUIRE(ad::parameter_derivatives<N, M>(kEnergy, x.data(), kP.data(), lambda.data(), dE_dp.data(),
-                                          mixed.data()));
+  Eigen::VectorXd dE_dp(kM), mixed(kM);
+  REQUIRE(ad::parameter_derivatives<kN, kM>(kEnergy, x.data(), kP.data(), lambda.data(),
+                                            dE_dp.data(), mixed.data()));
   const Eigen::VectorXd fd_dp =
       fd_gradient([&](const Eigen::VectorXd& p) { return energy(x, p); }, kP);
   CHECK(close(dE_dp, fd_dp, 1e-8));
   // mixed = d/dp (lambda . dE/dx)
   const auto lambda_dot_grad = [&](const Eigen::VectorXd& p) {
-    Eigen::VectorXd g(N);
+    Eigen::VectorXd g(kN);
     double e = 0;
-    ad::gradient<N, M>(kEnergy, x.data(), p.data(), e, g.data());
+    ad::gradient<kN, kM>(kEnergy, x.data(), p.data(), e, g.data());
     return lambda.dot(g);
   };
   const Eigen::VectorXd fd_mixed = fd_gradient(lambda_dot_grad, kP);
@@ -131,27 +131,27 @@ TEST_CASE("ad/derivatives: forward-mode parameter derivatives equal the tape's")
   // test above checks against central differences; kEnergy touches every operation.
   const Eigen::VectorXd x = kX;
   const Eigen::Vector4d lambda(0.5, 1.0, -0.3, 0.8);
-  Eigen::VectorXd dE_dp(M), mixed(M), dE_dp_fwd(M), mixed_fwd(M);
-  REQUIRE(ad::parameter_derivatives<N, M>(kEnergy, x.data(), kP.data(), lambda.data(), dE_dp.data(),
-                                          mixed.data()));
-  ad::parameter_derivatives_forward<N, M>(kEnergy, x.data(), kP.data(), lambda.data(),
-                                          dE_dp_fwd.data(), mixed_fwd.data());
+  Eigen::VectorXd dE_dp(kM), mixed(kM), dE_dp_fwd(kM), mixed_fwd(kM);
+  REQUIRE(ad::parameter_derivatives<kN, kM>(kEnergy, x.data(), kP.data(), lambda.data(),
+                                            dE_dp.data(), mixed.data()));
+  ad::parameter_derivatives_forward<kN, kM>(kEnergy, x.data(), kP.data(), lambda.data(),
+                                            dE_dp_fwd.data(), mixed_fwd.data());
   CHECK(mixed.norm() > 0.1);
   CHECK(close(dE_dp_fwd, dE_dp, 1e-14));
   CHECK(close(mixed_fwd, mixed, 1e-14));
   // Without lambda the mixed product vanishes.
-  ad::parameter_derivatives_forward<N, M>(kEnergy, x.data(), kP.data(), nullptr, dE_dp_fwd.data(),
-                                          mixed_fwd.data());
+  ad::parameter_derivatives_forward<kN, kM>(kEnergy, x.data(), kP.data(), nullptr, dE_dp_fwd.data(),
+                                            mixed_fwd.data());
   CHECK(close(dE_dp_fwd, dE_dp, 1e-14));
   CHECK(mixed_fwd.norm() == 0.0);
 }
 
 TEST_CASE("ad/derivatives: forward-mode gradient equals the tape's") {
   const Eigen::VectorXd x = kX;
-  Eigen::VectorXd g(N), g_fwd(N);
+  Eigen::VectorXd g(kN), g_fwd(kN);
   double e = 0, e_fwd = 0;
-  REQUIRE(ad::gradient<N, M>(kEnergy, x.data(), kP.data(), e, g.data()));
-  ad::forward_gradient<N, M>(kEnergy, x.data(), kP.data(), e_fwd, g_fwd.data());
+  REQUIRE(ad::gradient<kN, kM>(kEnergy, x.data(), kP.data(), e, g.data()));
+  ad::forward_gradient<kN, kM>(kEnergy, x.data(), kP.data(), e_fwd, g_fwd.data());
   CHECK(e_fwd == e);
   CHECK(g.norm() > 0.1);
   CHECK(close(g_fwd, g, 1e-14));
@@ -178,11 +178,11 @@ TEST_CASE("ad/derivatives: forward-mode gradient equals the tape's") {
 
 TEST_CASE("ad/derivatives: forward-mode Hessian equals the tape's and is symmetric") {
   const Eigen::VectorXd x = kX;
-  Eigen::Matrix<double, N, N, Eigen::RowMajor> H, H_fwd;
-  Eigen::VectorXd g(N), g_fwd(N);
+  Eigen::Matrix<double, kN, kN, Eigen::RowMajor> H, H_fwd;
+  Eigen::VectorXd g(kN), g_fwd(kN);
   double e = 0, e_fwd = 0;
-  REQUIRE(ad::hessian<N, M>(kEnergy, x.data(), kP.data(), e, g.data(), H.data()));
-  ad::forward_hessian<N, M>(kEnergy, x.data(), kP.data(), e_fwd, g_fwd.data(), H_fwd.data());
+  REQUIRE(ad::hessian<kN, kM>(kEnergy, x.data(), kP.data(), e, g.data(), H.data()));
+  ad::forward_hessian<kN, kM>(kEnergy, x.data(), kP.data(), e_fwd, g_fwd.data(), H_fwd.data());
   CHECK(e_fwd == e);
   CHECK(close(g_fwd, g, 1e-14));
   CHECK(close(H_fwd.reshaped(), H.reshaped(), 1e-13));
@@ -218,19 +218,19 @@ TEST_CASE("ad/derivatives: the sum of singular values in forward mode equals the
 
 TEST_CASE("ad/derivatives: parameter JVP of the gradient matches central differences") {
   const Eigen::VectorXd x = kX;
-  const Eigen::VectorXd dp = Eigen::VectorXd::LinSpaced(M, 0.7, -0.4);
-  Eigen::VectorXd g(N), g_ref(N), jvp(N);
+  const Eigen::VectorXd dp = Eigen::VectorXd::LinSpaced(kM, 0.7, -0.4);
+  Eigen::VectorXd g(kN), g_ref(kN), jvp(kN);
   double e = 0;
-  REQUIRE(ad::gradient<N, M>(kEnergy, x.data(), kP.data(), e, g_ref.data()));
-  REQUIRE(ad::gradient_parameter_jvp<N, M>(kEnergy, x.data(), kP.data(), dp.data(), g.data(),
-                                           jvp.data()));
+  REQUIRE(ad::gradient<kN, kM>(kEnergy, x.data(), kP.data(), e, g_ref.data()));
+  REQUIRE(ad::gradient_parameter_jvp<kN, kM>(kEnergy, x.data(), kP.data(), dp.data(), g.data(),
+                                             jvp.data()));
   CHECK(close(g, g_ref, 1e-14));
   // (d/dt) dE/dx (x; p + t dp) at t = 0, by central differences in t.
   const double h = 1e-6;
-  Eigen::VectorXd gp(N), gm(N);
+  Eigen::VectorXd gp(kN), gm(kN);
   const Eigen::VectorXd pp = kP + h * dp, pm = kP - h * dp;
-  ad::gradient<N, M>(kEnergy, x.data(), pp.data(), e, gp.data());
-  ad::gradient<N, M>(kEnergy, x.data(), pm.data(), e, gm.data());
+  ad::gradient<kN, kM>(kEnergy, x.data(), pp.data(), e, gp.data());
+  ad::gradient<kN, kM>(kEnergy, x.data(), pm.data(), e, gm.data());
   const Eigen::VectorXd fd = (gp - gm) / (2 * h);
   CHECK(jvp.norm() > 0.1);
   CHECK(close(jvp, fd, 1e-8));
@@ -238,12 +238,12 @@ TEST_CASE("ad/derivatives: parameter JVP of the gradient matches central differe
 
 TEST_CASE("ad/derivatives: an energy that outgrows the tape reports failure with NaN") {
   const Eigen::VectorXd x = kX;
-  Eigen::VectorXd g(N);
+  Eigen::VectorXd g(kN);
   double e = 0;
-  CHECK_FALSE(ad::gradient<N, M, 8>(kEnergy, x.data(), kP.data(), e, g.data()));
+  CHECK_FALSE(ad::gradient<kN, kM, 8>(kEnergy, x.data(), kP.data(), e, g.data()));
   CHECK(std::isnan(g[0]));
   CHECK(e == doctest::Approx(energy(x, kP)));  // values stay right
-  CHECK(ad::tape_size<N, M>(kEnergy, x.data(), kP.data()) > 8);
+  CHECK(ad::tape_size<kN, kM>(kEnergy, x.data(), kP.data()) > 8);
 }
 
 TEST_CASE("ad/derivatives: an energy independent of x has zero derivatives") {

@@ -110,7 +110,7 @@ void check_density_derivatives() {
   for (const auto& F : sample_gradients<Material, d>()) {
     INFO(std::string(Material::kName) << " in " << d << "D, det F = " << det(F));
     const auto p = sample_params<Material>();
-    double psi_a = 0, psi_b = 0, P_a[D], P_b[D], A_a[D * D], A_b[D * D];
+    double psi_a = 0, psi_b = 0, P_a[D]{}, P_b[D]{}, A_a[D * D]{}, A_b[D * D]{};
     REQUIRE(ad::density_gradient<Material>(F, p.data(), psi_a, P_a));
     REQUIRE(ad::density_gradient<Ref>(F, p.data(), psi_b, P_b));
     CHECK(close(vec(P_a, D), vec(P_b, D), kRtol));

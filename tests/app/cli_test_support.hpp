@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "app/cli.hpp"
+#include "support/text.hpp"
 
 namespace softgrad::test {
 
@@ -25,11 +26,6 @@ inline Outcome cli(std::vector<std::string> args) {
   o.out = out.str();
   o.err = err.str();
   return o;
-}
-
-/// True if `text` contains `part`.
-inline bool contains(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
 }
 
 }  // namespace softgrad::test

@@ -11,17 +11,17 @@ using namespace softgrad::test;
 
 namespace {
 
-constexpr int kSteps = 6;
+constexpr int kSwingSteps = 6;
 
-/// The swinging beam, kSteps steps, with the linear solver `linear`; Newton steps only (no chord
-/// steps, test_chord_steps.cpp), so that every direction is solved to its forcing term.
+/// The swinging beam, kSwingSteps steps, with the linear solver `linear`; Newton steps only (no
+/// chord steps, test_chord_steps.cpp), so that every direction is solved to its forcing term.
 BeamSwing swing(const std::string& linear, double max_forcing, double newton_tolerance = 1e-9) {
   SimulationOptions options;
   options.linear.kind = linear;
   options.newton.tolerance = newton_tolerance;
   options.newton.max_forcing = max_forcing;
   options.newton.chord_forcing = 0.0;
-  return swing_beam(options, kSteps);
+  return swing_beam(options, kSwingSteps);
 }
 
 }  // namespace
@@ -29,9 +29,9 @@ BeamSwing swing(const std::string& linear, double max_forcing, double newton_tol
 TEST_CASE("integrator/inexact Newton: the exact directions' solution with fewer CG iterations") {
   const BeamSwing reference = swing("cholmod", 0.0, 1e-13);
   // Newton stops when |dx|_inf <= tol * L * dt (L: the box's diagonal, 0.849 m): each step's
-  // end point is within about that of its exact minimiser, and the errors of kSteps steps add.
+  // end point is within about that of its exact minimiser, and the errors of kSwingSteps steps add.
   const double step_tolerance = 1e-9 * swinging_beam_diagonal() * 0.01;
-  const double bound = kSteps * step_tolerance;
+  const double bound = kSwingSteps * step_tolerance;
   for (const std::string linear : {"pcg", "amg", "matfree"}) {
     if (linear == "amg" && !amg_available()) continue;
     CAPTURE(linear);

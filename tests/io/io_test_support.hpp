@@ -13,6 +13,7 @@
 #include "softgrad/errors.hpp"
 #include "softgrad/log.hpp"
 #include "softgrad/mesh.hpp"
+#include "support/text.hpp"
 
 namespace softgrad::test {
 

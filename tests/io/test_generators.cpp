@@ -17,7 +17,7 @@ using namespace softgrad;
 namespace {
 
 // Sum of signed measures; checks every element is positive on the way.
-double total_measure(const Mesh& m) {
+double total_positive_measure(const Mesh& m) {
   double sum = 0;
   for (int e = 0; e < m.n_elems(); ++e) {
     const double v = signed_measure(m, e);
@@ -50,7 +50,7 @@ TEST_CASE("io/generators: box_tet_mesh has the right counts, volume and orientat
   CHECK(m.dim == 3);
   CHECK(m.n_verts() == 5 * 4 * 3);
   CHECK(m.n_elems() == 6 * 4 * 3 * 2);
-  CHECK(total_measure(m) == doctest::Approx(size.prod()).epsilon(1e-14));
+  CHECK(total_positive_measure(m) == doctest::Approx(size.prod()).epsilon(1e-14));
   CHECK((m.X.colwise().minCoeff().transpose() - origin).norm() == 0.0);
   CHECK((m.X.colwise().maxCoeff().transpose() - (origin + size)).norm() == 0.0);
   CHECK_NOTHROW(validate_mesh(m));
@@ -76,7 +76,7 @@ TEST_CASE("io/generators: rectangle_tri_mesh has the right counts, area and orie
   CHECK(m.dim == 2);
   CHECK(m.n_verts() == 6 * 5);
   CHECK(m.n_elems() == 2 * 5 * 4);
-  CHECK(total_measure(m) == doctest::Approx(size.prod()).epsilon(1e-14));
+  CHECK(total_positive_measure(m) == doctest::Approx(size.prod()).epsilon(1e-14));
   double perimeter = 0;
   for (const auto& [f, count] : facet_counts<2>(m)) {
     REQUIRE(count <= 2);
@@ -100,7 +100,7 @@ TEST_CASE("io/generators: disk_tri_mesh fills the inscribed polygon, conforming 
     // The boundary is the regular polygon of sectors * rings corners on the circle.
     const int corners = sectors * rings;
     const double polygon = 0.5 * corners * r * r * std::sin(2 * M_PI / corners);
-    CHECK(total_measure(m) == doctest::Approx(polygon).epsilon(1e-13));
+    CHECK(total_positive_measure(m) == doctest::Approx(polygon).epsilon(1e-13));
     int boundary_edges = 0;
     for (const auto& [f, count] : facet_counts<2>(m)) {
       REQUIRE(count <= 2);

@@ -10,6 +10,7 @@
 #include "softgrad/mesh.hpp"
 
 using namespace softgrad;
+using test::contains;
 using test::input_error_of;
 using test::read_text;
 using test::write_text;
@@ -17,12 +18,6 @@ using test::write_text;
 namespace {
 
 const std::string data_dir = std::string(SOFTGRAD_SOURCE_DIR) + "/tests/io/data/gmsh/";
-
-bool contains(const std::string& s, const std::string& part) {
-  if (s.find(part) != std::string::npos) return true;
-  MESSAGE("'" << s << "' does not contain '" << part << "'");
-  return false;
-}
 
 double total_measure(const Mesh& m) {
   double sum = 0;

@@ -9,16 +9,11 @@
 #include "softgrad/mesh_generators.hpp"
 
 using namespace softgrad;
+using test::contains;
 using test::input_error_of;
 using test::write_text;
 
 namespace {
-
-bool contains(const std::string& s, const std::string& part) {
-  if (s.find(part) != std::string::npos) return true;
-  MESSAGE("'" << s << "' does not contain '" << part << "'");
-  return false;
-}
 
 // Sparse node tags, so that the reader must renumber.
 int tag_of(int v) { return 3 * v + 5; }

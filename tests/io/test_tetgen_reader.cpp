@@ -8,16 +8,11 @@
 #include "softgrad/mesh_generators.hpp"
 
 using namespace softgrad;
+using test::contains;
 using test::input_error_of;
 using test::write_text;
 
 namespace {
-
-bool contains(const std::string& s, const std::string& part) {
-  if (s.find(part) != std::string::npos) return true;
-  MESSAGE("'" << s << "' does not contain '" << part << "'");
-  return false;
-}
 
 // One positive unit tetrahedron, 1-based, with the .ele body given.
 void write_one_tet(const std::string& base, const std::string& ele) {

@@ -10,14 +10,9 @@
 #include "support/vtu_reader.hpp"
 
 using namespace softgrad;
+using test::contains;
 
 namespace {
-
-bool contains(const std::string& s, const std::string& part) {
-  if (s.find(part) != std::string::npos) return true;
-  MESSAGE("'" << s.substr(0, 400) << "' does not contain '" << part << "'");
-  return false;
-}
 
 // The whitespace-separated numbers between the <DataArray ... Name="name" ...> tag and its end.
 std::vector<double> data_array(const std::string& xml, const std::string& name) {

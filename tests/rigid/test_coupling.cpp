@@ -26,8 +26,6 @@ using namespace softgrad::test;
 
 namespace {
 
-constexpr double kG = 9.81;
-
 /// Adds a neo-Hookean block (E = 1e5 Pa, nu = 0.3, 1000 kg/m^3) [origin, origin + size] of n
 /// cells; rigid bodies and terms come after it.
 void add_block(Model& m, const Eigen::Vector3i& n, const Eigen::Vector3d& size,
@@ -35,12 +33,6 @@ void add_block(Model& m, const Eigen::Vector3i& n, const Eigen::Vector3d& size,
   const auto mat = find_material("neo_hookean");
   add_body(m, "block", box_tet_mesh(n[0], n[1], n[2], size, origin), mat,
            material_params(*mat, 1e5, 0.3), 1000.0);
-}
-
-Eigen::VectorXd term_gradient(const EnergyTerm& term, TermData& d, const Eigen::VectorXd& x) {
-  Eigen::VectorXd g = Eigen::VectorXd::Zero(x.size());
-  term.value_and_gradient(d, x, g);
-  return g;
 }
 
 /// |a - b| / |b|, after checking both are non-zero.

@@ -14,8 +14,6 @@ using namespace softgrad::test;
 
 namespace {
 
-constexpr double kG = 9.81;
-
 /// Simulates until the coordinate of joint j has crossed zero upwards `cycles` + 1 times and
 /// returns the mean period between the crossings [s].
 double measured_period(Simulator& sim, State& s, int j, int cycles) {

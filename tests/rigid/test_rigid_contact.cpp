@@ -16,8 +16,6 @@ using namespace softgrad::test;
 
 namespace {
 
-constexpr double kG = 9.81;
-
 struct Slope {
   std::shared_ptr<Model> model;
   Eigen::Vector3d down;  ///< unit direction down the slope

@@ -37,13 +37,6 @@ Eigen::VectorXd perturbed(const Model& model, std::mt19937_64& gen, double shear
   return x;
 }
 
-/// The gradient of a term at x.
-Eigen::VectorXd term_gradient(const EnergyTerm& term, TermData& d, const Eigen::VectorXd& x) {
-  Eigen::VectorXd g = Eigen::VectorXd::Zero(x.size());
-  term.value_and_gradient(d, x, g);
-  return g;
-}
-
 /// Gradient vs differences of the value, assembled Hessian vs products, and the Hessian's
 /// products vs differences of the gradient (three directions).
 void check_term(const EnergyTerm& term, TermData& d, const Eigen::VectorXd& x, int n_verts) {

@@ -5,13 +5,10 @@
 
 #include "scene_test_support.hpp"
 #include "softgrad/parameters.hpp"
+#include "support/text.hpp"
 
 namespace softgrad::test {
 namespace {
-
-bool contains(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
-}
 
 // A 2D 1 x 1 m square of 2 x 2 cells standing on y = 0, with `contact` as its "contact" value.
 std::string contact_scene(const std::string& contact) {

@@ -12,6 +12,9 @@
 
 namespace softgrad::test {
 
+/// Standard gravity [m/s^2], as the rigid tests' analytic answers use it.
+inline constexpr double kG = 9.81;
+
 /// A box of full edge lengths `size` [m] at the origin.
 inline RigidBodySpec box_spec(std::string name, const Eigen::Vector3d& size, double density) {
   RigidBodySpec spec;

@@ -31,4 +31,12 @@ class TermEvaluation {
   std::unique_ptr<TermData> data_;
 };
 
+/// The gradient of a term at x.
+inline Eigen::VectorXd term_gradient(const EnergyTerm& term, TermData& d,
+                                     const Eigen::VectorXd& x) {
+  Eigen::VectorXd g = Eigen::VectorXd::Zero(x.size());
+  term.value_and_gradient(d, x, g);
+  return g;
+}
+
 }  // namespace softgrad::test
