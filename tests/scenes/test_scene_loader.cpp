@@ -8,7 +8,7 @@
 #include "support/term_evaluation.hpp"
 
 using namespace softgrad;
-using test::contains_text;
+using test::contains;
 using test::error_of;
 using test::scene_json;
 using test::starts_with;
@@ -294,7 +294,7 @@ TEST_CASE("scenes/scene_loader: a byte-order mark is skipped, a NUL byte is refu
   std::string text = scene_json();
   text += std::string(1, '\0') + "trailing";
   CHECK(starts_with(error_of(text), "inline.json:"));
-  CHECK(contains_text(error_of(text), "a NUL byte: a scene is a text file"));
+  CHECK(contains(error_of(text), "a NUL byte: a scene is a text file"));
 }
 
 TEST_CASE("scenes/scene_loader: deep nesting and repeated keys are refused by pointer") {
