@@ -18,6 +18,11 @@ struct State {
   /// their initial values. They change in steps between time steps, never continuously with
   /// the state, so gradients take them as constants.
   Eigen::VectorXd adaptive{};
+  /// Accelerations of the step that ended here, (v - v_prev) / dt [m/s^2]: the next step's
+  /// Newton guess (NewtonOptions::accelerated_guess). Empty at the start of a rollout and after
+  /// a static solve; the guess then evaluates the forces at x instead. Kept in the state, not the
+  /// simulator, so a step recomputed from a checkpoint repeats the forward step bit for bit.
+  Eigen::VectorXd a{};
 };
 
 }  // namespace softgrad

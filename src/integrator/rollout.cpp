@@ -32,8 +32,11 @@ bool Trajectory::converged() const {
 
 std::size_t Trajectory::stored_bytes() const {
   std::size_t bytes = 0;
-  for (const State& s : checkpoints_) bytes += (s.x.size() + s.v.size()) * sizeof(double);
-  return bytes + (final_.x.size() + final_.v.size()) * sizeof(double);
+  const auto state_bytes = [](const State& s) {
+    return static_cast<std::size_t>(s.x.size() + s.v.size() + s.a.size()) * sizeof(double);
+  };
+  for (const State& s : checkpoints_) bytes += state_bytes(s);
+  return bytes + state_bytes(final_);
 }
 
 ControllerBinding bind_controller(const Model& m, const Rollout& r) {
@@ -60,7 +63,13 @@ ControllerBinding prepare_rollout(const Simulator& sim, Rollout& r) {
        << r.initial.v.size() << " velocities; the model has " << m.n_dofs() << " dofs";
     throw InputError(os.str());
   }
-  if (!r.initial.x.allFinite() || !r.initial.v.allFinite())
+  if (r.initial.a.size() != 0 && r.initial.a.size() != m.n_dofs()) {
+    std::ostringstream os;
+    os << "rollout: the initial state has " << r.initial.a.size()
+       << " accelerations; the model has " << m.n_dofs() << " dofs (or none: empty)";
+    throw InputError(os.str());
+  }
+  if (!r.initial.x.allFinite() || !r.initial.v.allFinite() || !r.initial.a.allFinite())
     throw InputError("rollout: the initial state contains NaN or infinite values");
   const Eigen::VectorXd initial_adaptive = m.initial_adaptive();
   const Eigen::Index n_adaptive = initial_adaptive.size();

@@ -121,7 +121,12 @@ NewtonReport Simulator::step(State& s, const TermParameters& parameters,
     if (options_.on_failure == FailurePolicy::Stop) return r;
   }
   impl_->phi->update_adaptive(x, s.adaptive);
-  s.v = (x - s.x) / dt;
+  s.a.resize(x.size());
+  for (Eigen::Index i = 0; i < x.size(); ++i) {
+    const double v_next = (x[i] - s.x[i]) / dt;
+    s.a[i] = (v_next - s.v[i]) / dt;
+    s.v[i] = v_next;
+  }
   s.x.swap(x);
   s.t = t_next;
   ++s.step;
@@ -134,15 +139,22 @@ bool Simulator::accelerated_guess(const State& s, double t_next, const Eigen::Ve
   IncrementalPotential& phi = *impl_->phi;
   Eigen::VectorXd& guess = impl_->guess;
   Eigen::VectorXd& g = impl_->guess_gradient;
-  // At x_n, dPhi/dx = -M v_n / h + dW/dx (this step's potentials): the force f(x_n) = -dW/dx,
-  // which gave the last step its acceleration, is M v_n / h - dPhi/dx, and the guess
-  // xhat + h^2 M^-1 f(x_n) is x_n - h^2 M^-1 dPhi/dx (x_n). Dofs without mass keep xhat.
+  // The guess is xhat + h^2 a_n with a_n = M^-1 f(x_n). The step that ended at x_n solved
+  // M (v_n - v_{n-1}) / h = f(x_n): its acceleration (State::a) is a_n, at no cost. Without it
+  // (a rollout's first step), the forces come from this step's potentials: at x_n,
+  // dPhi/dx = -M v_n / h - f(x_n), so the guess is x_n - h^2 M^-1 dPhi/dx (x_n), one gradient.
+  // Dofs without mass keep xhat.
   const double h2 = options_.dt * options_.dt;
-  if (!std::isfinite(phi.value_and_gradient(s.x, g))) return false;
-  guess = xhat;
   const Eigen::VectorXd& m = model_->mass;
-  for (Eigen::Index i = 0; i < guess.size(); ++i)
-    if (m[i] > 0.0) guess[i] = s.x[i] - h2 * g[i] / m[i];
+  guess = xhat;
+  if (s.a.size() == guess.size()) {
+    for (Eigen::Index i = 0; i < guess.size(); ++i)
+      if (m[i] > 0.0) guess[i] += h2 * s.a[i];
+  } else {
+    if (!std::isfinite(phi.value_and_gradient(s.x, g))) return false;
+    for (Eigen::Index i = 0; i < guess.size(); ++i)
+      if (m[i] > 0.0) guess[i] = s.x[i] - h2 * g[i] / m[i];
+  }
   apply_kinematics(t_next, prescribed, guess);
   if (!guess.allFinite() || phi.max_step(s.x, guess - s.x) < 1.0) return false;
   const double e = phi.value_and_gradient(guess, g);
@@ -176,6 +188,7 @@ NewtonReport Simulator::solve_static(State& s, const TermParameters& parameters,
   }
   s.x.swap(x);
   s.v.setZero(s.x.size());
+  s.a.resize(0);
   return r;
 }
 

@@ -1,9 +1,11 @@
 // The accelerated guess (NewtonOptions::accelerated_guess): Newton starts from
 // x_n + h v_n + h^2 M^-1 f(x_n), where that lowers the incremental potential. It is exact for
 // uniform acceleration, leaves the solution where the inertial guess leaves it, and is refused
-// where the last acceleration would overshoot.
+// where the last acceleration would overshoot. After the first step M^-1 f(x_n) is the last
+// step's acceleration, kept in the state (State::a).
 #include <doctest/doctest.h>
 
+#include "softgrad/errors.hpp"
 #include "support/swinging_beam.hpp"
 #include "support/tiny_models.hpp"
 
@@ -100,4 +102,52 @@ TEST_CASE("integrator/accelerated guess: refused where the last acceleration ove
   REQUIRE(b.converged());
   CHECK(a.iterations == b.iterations);
   CHECK(with.x == without.x);
+}
+
+TEST_CASE("integrator/accelerated guess: the state's acceleration is M^-1 f at its positions") {
+  // Backward Euler's equation of motion, M (v_{n+1} - v_n) / h = f(x_{n+1}): the acceleration a
+  // step leaves in the state is the force at its end over the mass, which is what the next
+  // step's guess needs (no gradient evaluated for it). A tight solve makes the residual small.
+  auto model = box_model("stable_neo_hookean", 1e5, 0.3, 1000.0, {4, 1, 1}, {0.4, 0.1, 0.1});
+  add_gravity(*model, Eigen::Vector3d(0.0, -9.81, 0.0));
+  fix_vertices(*model, vertices_at(*model, 0, 0.0), "clamp");
+  SimulationOptions options = with_guess(true);
+  options.newton.tolerance = 1e-13;
+  Simulator sim(model, options);
+  State s = sim.rest_state();
+  CHECK(s.a.size() == 0);  // nothing to extrapolate from yet
+  for (int k = 0; k < 4; ++k) {
+    const Eigen::VectorXd v_before = s.v;
+    REQUIRE(sim.step(s).converged());
+    REQUIRE(s.a.size() == model->n_dofs());
+    CHECK((s.a - (s.v - v_before) / 0.01).lpNorm<Eigen::Infinity>() <= 1e-9);
+    const Eigen::VectorXd force = -potential_gradient(*model, s.x);
+    std::vector<bool> free(force.size(), true);
+    for (int d : model->kinematic_dofs()) free[d] = false;
+    double worst = 0.0, scale = 0.0;
+    for (Eigen::Index i = 0; i < force.size(); ++i) {
+      if (!free[i]) continue;
+      worst = std::max(worst, std::abs(model->mass[i] * s.a[i] - force[i]));
+      scale = std::max(scale, std::abs(force[i]));
+    }
+    CAPTURE(k);
+    CHECK(worst <= 1e-6 * scale);
+  }
+  // A static solve ends at rest: no acceleration to extrapolate.
+  sim.solve_static(s);
+  CHECK(s.a.size() == 0);
+}
+
+TEST_CASE("integrator/accelerated guess: a rollout's initial acceleration is checked") {
+  auto model = box_model("stable_neo_hookean", 1e5, 0.3, 1000.0, {2, 1, 1}, {0.2, 0.1, 0.1});
+  Simulator sim(model, with_guess(true));
+  Rollout r = rest_rollout(sim, 2);
+  r.initial.a = Eigen::VectorXd::Zero(5);
+  CHECK_THROWS_WITH_AS(simulate(sim, r), doctest::Contains("5 accelerations"), InputError);
+  r.initial.a = Eigen::VectorXd::Zero(model->n_dofs());
+  r.initial.a[0] = std::nan("");
+  CHECK_THROWS_WITH_AS(simulate(sim, r), doctest::Contains("NaN"), InputError);
+  r.initial.a[0] = 0.0;  // at rest with no force: the guess is the start, and so is the solution
+  const Trajectory t = simulate(sim, r);
+  CHECK(t.final_state().x == model->X);
 }
