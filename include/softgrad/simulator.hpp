@@ -60,13 +60,13 @@ struct NewtonOptions {
   /// none with any solver).
   double chord_forcing = 0.03;
   /// Start Newton from x_n + h v_n + h^2 a_n, a_n = M^-1 f(x_n) the acceleration of the step
-  /// that ended at x_n (backward Euler's equation of motion), with this step's forces: a
-  /// second-order extrapolation where the inertial prediction x_n + h v_n is first order. It is
-  /// taken only where it lowers the incremental potential (after an impact or a change of
-  /// actuation the last acceleration can be wrong). a_n is the last step's acceleration, kept in
-  /// the state (State::a); a rollout's first step evaluates the forces at x_n instead (one
-  /// gradient). Peer beam at 10k tets: the first Newton step 5x shorter, 1.2 fewer iterations
-  /// per step. false: x_n + h v_n.
+  /// that ended at x_n (backward Euler's equation of motion): a second-order extrapolation where
+  /// the inertial prediction x_n + h v_n is first order. a_n is kept in the state (State::a), so
+  /// its forces are the last step's; a rollout's first step evaluates this step's forces at x_n
+  /// instead (one gradient). The guess is taken only where it lowers the incremental potential
+  /// (after an impact or a change of actuation the last acceleration can be wrong). Peer beam at
+  /// 10k tets: the first Newton step 5x shorter, 1.2 fewer iterations per step. false:
+  /// x_n + h v_n.
   bool accelerated_guess = true;
   /// Let energy terms correct Newton directions where their quadratic model is known to fail
   /// (EnergyTerm::correct_direction: lagged friction's knee). A corrected direction is used
