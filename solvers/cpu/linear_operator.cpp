@@ -207,6 +207,37 @@ void BlockLayout::analyze(const SparseMatrix& A) {
   }
 }
 
+void symmetric_spmv_rows(const SparseMatrix& A, const BlockLayout& layout, const Eigen::VectorXd& x,
+                         Eigen::VectorXd& y, Eigen::Index first, Eigen::Index last) {
+  const int b = layout.block();
+  SOFTGRAD_ASSERT(A.rows() == A.cols() && x.size() == A.cols() && y.size() == A.cols());
+  SOFTGRAD_ASSERT(&x != &y && 0 <= first && first <= last && last <= A.cols());
+  SOFTGRAD_ASSERT(first % b == 0 && last % b == 0);
+  const int* outer = A.outerIndexPtr();
+  const double* values = A.valuePtr();
+  const double* xs = x.data();
+  double* ys = y.data();
+  const int first_column = static_cast<int>(first / b);
+  const int last_column = static_cast<int>(last / b);
+  if (b == 3) {
+    auto columns = portable_block_columns<3>;
+#if SOFTGRAD_AVX2_BLOCK_PRODUCT
+    if (avx2_block_product()) columns = avx2_block3_columns;
+#endif
+    columns(outer, values, layout.rows().data(), layout.begin().data(), xs, ys, first_column,
+            last_column);
+  } else if (b == 2) {
+    portable_block_columns<2>(outer, values, layout.rows().data(), layout.begin().data(), xs, ys,
+                              first_column, last_column);
+  } else {
+    for (int i = first_column; i < last_column; ++i) {  // spmv's sum, in its order
+      double sum = 0.0;
+      for (SparseMatrix::InnerIterator it(A, i); it; ++it) sum += it.value() * xs[it.index()];
+      ys[i] = sum;
+    }
+  }
+}
+
 void symmetric_spmv(const SparseMatrix& A, const Eigen::VectorXd& x, Eigen::VectorXd& y) {
   spmv(A, x, y, kParallelSpmvMinRows);
 }
@@ -228,18 +259,11 @@ void AdaptiveSpmv::apply(const SparseMatrix& A, const BlockLayout& layout, const
     spmv(A, layout, x, y, kParallelSpmvMinRows);
     return;
   }
-  // One of each first, then the faster, and the other every kProbeEvery-th call.
-  const int faster = prefers_parallel() ? 1 : 0;
-  const int mode = calls_ < 2                  ? static_cast<int>(calls_)
-                   : calls_ % kProbeEvery == 0 ? 1 - faster
-                                               : faster;
+  const int way = choice_.next();
   const auto start = std::chrono::steady_clock::now();
-  spmv(A, layout, x, y, mode == 1 ? kParallelSpmvMinRows : INT_MAX);
-  const double seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  double& average = seconds_[mode];
-  average = average == 0.0 ? seconds : 0.75 * average + 0.25 * seconds;
-  ++calls_;
+  spmv(A, layout, x, y, way == 1 ? kParallelSpmvMinRows : INT_MAX);
+  choice_.record(way,
+                 std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
 }
 
 void SparseMatrixOperator::apply(const Eigen::VectorXd& in, Eigen::VectorXd& out) const {

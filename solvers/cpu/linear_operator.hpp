@@ -47,6 +47,12 @@ class BlockLayout {
 void symmetric_spmv(const SparseMatrix& A, const BlockLayout& layout, const Eigen::VectorXd& x,
                     Eigen::VectorXd& y);
 
+/// Rows [first, last) of y <- A x, on this thread, each entry computed as symmetric_spmv(A,
+/// layout, ...) computes it (bit for bit): for solvers whose threads share out the rows.
+/// @pre as symmetric_spmv; y already has A's size; first and last multiples of layout.block().
+void symmetric_spmv_rows(const SparseMatrix& A, const BlockLayout& layout, const Eigen::VectorXd& x,
+                         Eigen::VectorXd& y, Eigen::Index first, Eigen::Index last);
+
 /// The kernel of the 3 x 3 block product on this CPU: "avx2" or "portable".
 const char* block_product_kernel();
 
@@ -55,23 +61,48 @@ namespace detail {
 void force_portable_block_product(bool portable);
 }  // namespace detail
 
+/// Of two ways to do the same work, serially (0) and across threads (1), the one that has been
+/// faster in recent calls: a running average of each's seconds (per unit of work), both tried
+/// once first, the slower one retried every probe_every calls. On an idle machine threads win;
+/// beside a busy process a thread that shares its core delays every join and the serial way
+/// wins (benchmarks/thread_policy.py). For work whose result does not depend on the choice.
+class FasterOfTwo {
+ public:
+  explicit FasterOfTwo(int probe_every) : probe_every_(probe_every) {}
+  /// The way to run next: 0 serial, 1 across threads.
+  int next() const {
+    const int faster = prefers_parallel() ? 1 : 0;
+    return calls_ < 2 ? static_cast<int>(calls_) : calls_ % probe_every_ == 0 ? 1 - faster : faster;
+  }
+  /// Records a call of `way` that took `seconds`.
+  void record(int way, double seconds) {
+    double& average = seconds_[way];
+    average = average == 0.0 ? seconds : 0.75 * average + 0.25 * seconds;
+    ++calls_;
+  }
+  /// Whether threads have been the faster (for tests).
+  bool prefers_parallel() const { return seconds_[1] < seconds_[0]; }
+
+ private:
+  int probe_every_;
+  double seconds_[2] = {0.0, 0.0};  ///< running averages: serial, across threads
+  long calls_ = 0;
+};
+
 /// symmetric_spmv run serially or across threads, whichever has been faster in recent calls
-/// (a running average of each, the slower one retried every kProbeEvery calls). A product at
-/// 10k tets takes a fraction of a millisecond: on an idle machine two threads do it ~1.4x
-/// faster, beside a busy process the join waits for a thread that shares its core and the
-/// parallel product is slower than the serial one (benchmarks/thread_policy.py). Both compute
-/// each entry the same way, so the result does not depend on the choice.
+/// (FasterOfTwo, the slower one retried every kProbeEvery calls). A product at 10k tets takes a
+/// fraction of a millisecond, about what waking a sleeping team costs. Both compute each entry
+/// the same way, so the result does not depend on the choice.
 class AdaptiveSpmv {
  public:
   static constexpr int kProbeEvery = 64;
   void apply(const SparseMatrix& A, const BlockLayout& layout, const Eigen::VectorXd& x,
              Eigen::VectorXd& y);
   /// Whether the next product would run across threads (for tests).
-  bool prefers_parallel() const { return seconds_[1] < seconds_[0]; }
+  bool prefers_parallel() const { return choice_.prefers_parallel(); }
 
  private:
-  double seconds_[2] = {0.0, 0.0};  ///< running average per product: serial, parallel
-  long calls_ = 0;
+  FasterOfTwo choice_{kProbeEvery};
 };
 
 /// A symmetric linear map R^n -> R^n given by its action, e.g. the sum of element

@@ -81,10 +81,10 @@ LinearSolveReport PcgSolver::solve_with(const Eigen::VectorXd& b, Eigen::VectorX
   // Warm start from x when it has the right size.
   if (x.size() != b.size()) x.setZero(b.size());
   if (preconditioner_ == PcgPreconditioner::Jacobi) {
-    return conjugate_gradient(op_, jacobi_, b, x, scratch_, options);
+    return team_cg_.solve(op_, jacobi_, b, x, scratch_, options);
   }
   if (preconditioner_ == PcgPreconditioner::BlockJacobi) {
-    return conjugate_gradient(op_, block_jacobi_, b, x, scratch_, options);
+    return team_cg_.solve(op_, block_jacobi_, b, x, scratch_, options);
   }
   if (preconditioner_ == PcgPreconditioner::Amg) {
     const LinearSolveReport report = conjugate_gradient(op_, amg_, b, x, scratch_, options);

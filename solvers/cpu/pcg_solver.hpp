@@ -10,6 +10,7 @@
 #include "solvers/cpu/amg_preconditioner.hpp"
 #include "solvers/cpu/linear_operator.hpp"
 #include "solvers/cpu/preconditioners.hpp"
+#include "solvers/cpu/team_cg.hpp"
 
 namespace softgrad {
 
@@ -73,6 +74,7 @@ class PcgSolver final : public LinearSolver {
   AmgPreconditioner amg_;
   AmgRefresh amg_refresh_;
   CgScratch<Eigen::VectorXd> scratch_;
+  TeamCg team_cg_;  // the Jacobi and block-Jacobi solves
   LinearSolveReport factor_report_;
   bool analyzed_ = false;
   bool factorized_ = false;

@@ -105,27 +105,40 @@ LinearSolveReport BlockJacobiPreconditioner::set(const SparseMatrix& A, const Bl
 }
 
 void BlockJacobiPreconditioner::apply(const Eigen::VectorXd& in, Eigen::VectorXd& out) const {
+  apply_rows(in, out, 0, in.size());
+}
+
+void BlockJacobiPreconditioner::apply_rows(const Eigen::VectorXd& in, Eigen::VectorXd& out,
+                                           Eigen::Index first, Eigen::Index last) const {
   const int b = block_;
   SOFTGRAD_ASSERT(static_cast<size_t>(in.size() * b) == inverse_.size() && out.size() == in.size());
-  const double* M = inverse_.data();
+  SOFTGRAD_ASSERT(0 <= first && first <= last && last <= in.size());
+  SOFTGRAD_ASSERT(first % b == 0 && last % b == 0);
+  const double* M = inverse_.data() + first * b;
   const double* x = in.data();
   double* y = out.data();
-  const Eigen::Index n = in.size();
   if (b == 3) {
-    for (Eigen::Index i = 0; i < n; i += 3, M += 9)
+    for (Eigen::Index i = first; i < last; i += 3, M += 9)
       for (int r = 0; r < 3; ++r)
         y[i + r] = M[3 * r] * x[i] + M[3 * r + 1] * x[i + 1] + M[3 * r + 2] * x[i + 2];
   } else if (b == 2) {
-    for (Eigen::Index i = 0; i < n; i += 2, M += 4)
+    for (Eigen::Index i = first; i < last; i += 2, M += 4)
       for (int r = 0; r < 2; ++r) y[i + r] = M[2 * r] * x[i] + M[2 * r + 1] * x[i + 1];
   } else {
-    for (Eigen::Index i = 0; i < n; ++i) y[i] = M[i] * x[i];
+    for (Eigen::Index i = first; i < last; ++i) y[i] = M[i - first] * x[i];
   }
 }
 
 void JacobiPreconditioner::apply(const Eigen::VectorXd& in, Eigen::VectorXd& out) const {
+  apply_rows(in, out, 0, in.size());
+}
+
+void JacobiPreconditioner::apply_rows(const Eigen::VectorXd& in, Eigen::VectorXd& out,
+                                      Eigen::Index first, Eigen::Index last) const {
   SOFTGRAD_ASSERT(in.size() == inv_diag_.size() && out.size() == in.size());
-  out = inv_diag_.cwiseProduct(in);
+  SOFTGRAD_ASSERT(0 <= first && first <= last && last <= in.size());
+  const Eigen::Index n = last - first;
+  out.segment(first, n) = inv_diag_.segment(first, n).cwiseProduct(in.segment(first, n));
 }
 
 void IncompleteCholeskyPreconditioner::analyze(const SparseMatrix& A) { ic_.analyzePattern(A); }

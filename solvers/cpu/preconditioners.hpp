@@ -23,6 +23,9 @@ class JacobiPreconditioner {
   LinearSolveReport set_diagonal(const Eigen::VectorXd& d);
   /// out <- diag(A)^-1 in. @pre set_diagonal() succeeded with d.size() == in.size().
   void apply(const Eigen::VectorXd& in, Eigen::VectorXd& out) const;
+  /// Entries [first, last) of apply(): for solvers whose threads share out the rows.
+  void apply_rows(const Eigen::VectorXd& in, Eigen::VectorXd& out, Eigen::Index first,
+                  Eigen::Index last) const;
   /// Size of the last diagonal given.
   Eigen::Index size() const { return inv_diag_.size(); }
 
@@ -42,6 +45,12 @@ class BlockJacobiPreconditioner {
   LinearSolveReport set(const SparseMatrix& A, const BlockLayout& layout);
   /// out <- M^-1 in. @pre set() succeeded for a matrix of in.size() rows.
   void apply(const Eigen::VectorXd& in, Eigen::VectorXd& out) const;
+  /// Entries [first, last) of apply(), first and last multiples of block(): for solvers whose
+  /// threads share out the rows.
+  void apply_rows(const Eigen::VectorXd& in, Eigen::VectorXd& out, Eigen::Index first,
+                  Eigen::Index last) const;
+  /// Dofs per block (1 when the matrix had no block layout).
+  int block() const { return block_; }
 
  private:
   int block_ = 1;

@@ -1,6 +1,6 @@
-// Steps on two threads are one thread's, bit for bit: element loops, gradient scatters and the
-// Hessian's chunks (made side by side, summed in order) do the same arithmetic in the same order
-// whatever the team.
+// Steps on two threads are one thread's, bit for bit: element loops, gradient scatters, the
+// Hessian's chunks (made side by side, summed in order) and the CG solves (TeamCg: dot products
+// summed in chunks, in order) do the same arithmetic in the same order whatever the team.
 #include <doctest/doctest.h>
 #include <omp.h>
 
@@ -9,6 +9,7 @@
 #include "softgrad/parallel.hpp"
 #include "softgrad/simulator.hpp"
 #include "softgrad/trajectory.hpp"
+#include "solvers/cpu/team_cg.hpp"
 #include "support/tiny_models.hpp"
 
 using namespace softgrad;
@@ -17,12 +18,14 @@ using namespace softgrad::test;
 namespace {
 
 /// Final positions of `steps` steps of a clamped beam with enough tets for parallel loops and
-/// several Hessian chunks, on `threads` OpenMP threads.
+/// several Hessian chunks and CG solves on a team, on `threads` OpenMP threads.
 Eigen::VectorXd beam_on_threads(const char* solver, int threads, int steps) {
-  auto model = box_model("stable_neo_hookean", 1e5, 0.3, 1000.0, {16, 4, 4}, {0.8, 0.2, 0.2});
+  auto model = box_model("stable_neo_hookean", 1e5, 0.3, 1000.0, {24, 6, 6}, {0.8, 0.2, 0.2});
   add_gravity(*model, Eigen::Vector3d(0.0, -9.81, 0.0));
   fix_vertices(*model, vertices_at(*model, 0, 0.0), "clamp");
   REQUIRE(model->bodies.front().n_elems() >= kParallelMinElements);
+  const auto free_dofs = model->n_dofs() - static_cast<int>(model->kinematic_dofs().size());
+  REQUIRE(free_dofs >= TeamCg::kMinTeamRows);
   SimulationOptions options;
   options.linear.kind = solver;
   const int saved = omp_get_max_threads();
