@@ -110,6 +110,37 @@ inline LinearSolveReport cg_negative_curvature(double pq, double pp, int k, doub
                               "p^T A p / p^T p", pq / pp, k));
 }
 
+/// What CG does at the top of an iteration, with ||r|| = r_norm after k products.
+enum class CgNext {
+  Iterate,          ///< go on
+  RefreshResidual,  ///< about to stop on a recurrence residual: compute the true one, restart
+  Stop,             ///< `report` says why (not finite, converged, iteration limit)
+};
+
+/// CG's stopping rules (conjugate_gradient, TeamCg): a residual that is not finite stops; a
+/// recurrence residual (r_is_true false) at the tolerance or the iteration limit is replaced by
+/// the true one first; the true one stops at the tolerance or the limit.
+inline CgNext cg_next(double r_norm, double tol, int k, int max_iterations, bool r_is_true,
+                      double b_norm, LinearSolveReport& report) {
+  using Status = LinearSolveReport::Status;
+  if (!std::isfinite(r_norm)) {
+    report = cg_report(Status::NumericalFailure, k, r_norm, b_norm,
+                       cg_message("residual is not finite", "||r||", r_norm, k));
+    return CgNext::Stop;
+  }
+  const bool limit = k >= max_iterations;
+  if (!r_is_true && (r_norm <= tol || limit)) return CgNext::RefreshResidual;
+  if (r_norm <= tol) {
+    report = cg_report(Status::Converged, k, r_norm, b_norm, "");
+    return CgNext::Stop;
+  }
+  if (!limit) return CgNext::Iterate;
+  report =
+      cg_report(Status::MaxIterations, k, r_norm, b_norm,
+                cg_message("iteration limit reached", "relative residual", r_norm / b_norm, k));
+  return CgNext::Stop;
+}
+
 /// Checks that x and the scratch vectors have the size of b.
 template <class Vector>
 void cg_check_sizes(const Vector& b, const Vector& x, const CgScratch<Vector>& s) {
@@ -155,22 +186,15 @@ LinearSolveReport conjugate_gradient(const Operator& A, const Preconditioner& M,
   bool r_is_true = true;  // r was computed as b - A x, not by the recurrence
   bool restart = true;    // the next direction is p = M^-1 r
   double rz = 0.0;
+  LinearSolveReport report;
   while (true) {
-    if (!std::isfinite(r_norm)) {
-      return detail::cg_report(Status::NumericalFailure, k, r_norm, b_norm,
-                               detail::cg_message("residual is not finite", "||r||", r_norm, k));
-    }
-    // Before stopping, replace the recurrence residual by the true one (restarting if it drifted).
-    if (!r_is_true && (r_norm <= tol || k >= options.max_iterations)) {
+    const detail::CgNext next =
+        detail::cg_next(r_norm, tol, k, options.max_iterations, r_is_true, b_norm, report);
+    if (next == detail::CgNext::Stop) return report;
+    if (next == detail::CgNext::RefreshResidual) {  // restarting if the recurrence drifted
       r_norm = detail::cg_residual(A, b, x, r);
       r_is_true = restart = true;
       continue;
-    }
-    if (r_norm <= tol) return detail::cg_report(Status::Converged, k, r_norm, b_norm, "");
-    if (k >= options.max_iterations) {
-      return detail::cg_report(
-          Status::MaxIterations, k, r_norm, b_norm,
-          detail::cg_message("iteration limit reached", "relative residual", r_norm / b_norm, k));
     }
     // Preconditioned residual and new direction: p = z on a (re)start, else p = z + beta p.
     M.apply(r, z);

@@ -73,7 +73,11 @@ LinearSolveReport solve_as_thread(const Problem<Preconditioner>& P, int t, int T
   const BlockLayout& layout = P.A.layout();
   const Eigen::VectorXd& b = P.b;
   Eigen::VectorXd& x = P.x;
-  auto& [r, z, p, q] = P.s;
+  // (Named references, not a structured binding: clang 14 cannot capture those in a lambda.)
+  Eigen::VectorXd& r = P.s.r;
+  Eigen::VectorXd& z = P.s.z;
+  Eigen::VectorXd& p = P.s.p;
+  Eigen::VectorXd& q = P.s.q;
   auto rows = [&](const Eigen::VectorXd& v, int c) {
     return v.segment(chunk_begin(c, P.n), chunk_begin(c + 1, P.n) - chunk_begin(c, P.n));
   };
@@ -114,23 +118,16 @@ LinearSolveReport solve_as_thread(const Problem<Preconditioner>& P, int t, int T
   bool r_is_true = true;  // r was computed as b - A x, not by the recurrence
   bool restart = true;    // the next direction is p = M^-1 r
   double rz = 0.0;
+  LinearSolveReport report;
   while (true) {
-    if (!std::isfinite(r_norm)) {
-      return detail::cg_report(Status::NumericalFailure, k, r_norm, b_norm,
-                               detail::cg_message("residual is not finite", "||r||", r_norm, k));
-    }
-    // Before stopping, replace the recurrence residual by the true one (restarting if it drifted).
-    if (!r_is_true && (r_norm <= tol || k >= P.options.max_iterations)) {
-      barrier(T);
+    const detail::CgNext next =
+        detail::cg_next(r_norm, tol, k, P.options.max_iterations, r_is_true, b_norm, report);
+    if (next == detail::CgNext::Stop) return report;
+    if (next == detail::CgNext::RefreshResidual) {  // restarting if the recurrence drifted
+      barrier(T);                                   // every thread has read the sums of r.r and r.z
       true_residual();
       r_is_true = restart = true;
       continue;
-    }
-    if (r_norm <= tol) return detail::cg_report(Status::Converged, k, r_norm, b_norm, "");
-    if (k >= P.options.max_iterations) {
-      return detail::cg_report(
-          Status::MaxIterations, k, r_norm, b_norm,
-          detail::cg_message("iteration limit reached", "relative residual", r_norm / b_norm, k));
     }
     if (!(rz_next > 0.0)) return detail::cg_breakdown(rz_next, k, r_norm, b_norm);
     // New direction: p = z on a (re)start, else p = z + beta p.
