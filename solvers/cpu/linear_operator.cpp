@@ -20,19 +20,21 @@ namespace {
 // Below this many rows the OpenMP fork/join costs more than the product.
 constexpr int kParallelSpmvMinRows = 4096;
 
-// y <- A x, across threads when n >= min_parallel_rows.
+// Row i of A x: column i of A (as A == A^T) dotted with x, in the column's stored order.
+double column_dot(const SparseMatrix& A, const Eigen::VectorXd& x, int i) {
+  double sum = 0.0;
+  for (SparseMatrix::InnerIterator it(A, i); it; ++it) sum += it.value() * x[it.index()];
+  return sum;
+}
+
+// y <- A x, across threads when n >= min_parallel_rows (each thread owns its outputs).
 void spmv(const SparseMatrix& A, const Eigen::VectorXd& x, Eigen::VectorXd& y,
           int min_parallel_rows) {
   SOFTGRAD_ASSERT(A.rows() == A.cols() && x.size() == A.cols());
   SOFTGRAD_ASSERT(&x != &y);
   const Eigen::Index n = A.cols();
   y.resize(n);
-  // Row i of A x == column i of A (as A == A^T) dotted with x: each thread owns its outputs.
-  parallel_for(static_cast<int>(n), min_parallel_rows, [&](int i) {
-    double sum = 0.0;
-    for (SparseMatrix::InnerIterator it(A, i); it; ++it) sum += it.value() * x[it.index()];
-    y[i] = sum;
-  });
+  parallel_for(static_cast<int>(n), min_parallel_rows, [&](int i) { y[i] = column_dot(A, x, i); });
 }
 
 // y_V for the block columns V in [first, last) of a B x B block layout: block column V's B
@@ -121,6 +123,17 @@ bool avx2_block_product() {
 #endif
 }
 
+// The B x B block-column kernel for this CPU.
+template <int B>
+auto block_columns_kernel() {
+  auto columns = portable_block_columns<B>;
+#if SOFTGRAD_AVX2_BLOCK_PRODUCT
+  if constexpr (B == 3)
+    if (avx2_block_product()) columns = avx2_block3_columns;
+#endif
+  return columns;
+}
+
 // y <- A x over the B x B blocks of `layout`, across threads in runs of kColumnsPerTask block
 // columns when n >= min_parallel_rows.
 template <int B>
@@ -133,11 +146,7 @@ void block_spmv(const SparseMatrix& A, const BlockLayout& layout, const Eigen::V
   y.resize(n);
   const int n_columns = static_cast<int>(n / B);
   const int n_tasks = (n_columns + kColumnsPerTask - 1) / kColumnsPerTask;
-  auto columns = portable_block_columns<B>;
-#if SOFTGRAD_AVX2_BLOCK_PRODUCT
-  if constexpr (B == 3)
-    if (avx2_block_product()) columns = avx2_block3_columns;
-#endif
+  const auto columns = block_columns_kernel<B>();
   const int* outer = A.outerIndexPtr();
   const double* values = A.valuePtr();
   const int* rows = layout.rows().data();
@@ -213,28 +222,19 @@ void symmetric_spmv_rows(const SparseMatrix& A, const BlockLayout& layout, const
   SOFTGRAD_ASSERT(A.rows() == A.cols() && x.size() == A.cols() && y.size() == A.cols());
   SOFTGRAD_ASSERT(&x != &y && 0 <= first && first <= last && last <= A.cols());
   SOFTGRAD_ASSERT(first % b == 0 && last % b == 0);
-  const int* outer = A.outerIndexPtr();
-  const double* values = A.valuePtr();
-  const double* xs = x.data();
-  double* ys = y.data();
   const int first_column = static_cast<int>(first / b);
   const int last_column = static_cast<int>(last / b);
+  const int* outer = A.outerIndexPtr();
+  const int* rows = layout.rows().data();
+  const int* begin = layout.begin().data();
   if (b == 3) {
-    auto columns = portable_block_columns<3>;
-#if SOFTGRAD_AVX2_BLOCK_PRODUCT
-    if (avx2_block_product()) columns = avx2_block3_columns;
-#endif
-    columns(outer, values, layout.rows().data(), layout.begin().data(), xs, ys, first_column,
-            last_column);
+    block_columns_kernel<3>()(outer, A.valuePtr(), rows, begin, x.data(), y.data(), first_column,
+                              last_column);
   } else if (b == 2) {
-    portable_block_columns<2>(outer, values, layout.rows().data(), layout.begin().data(), xs, ys,
-                              first_column, last_column);
+    block_columns_kernel<2>()(outer, A.valuePtr(), rows, begin, x.data(), y.data(), first_column,
+                              last_column);
   } else {
-    for (int i = first_column; i < last_column; ++i) {  // spmv's sum, in its order
-      double sum = 0.0;
-      for (SparseMatrix::InnerIterator it(A, i); it; ++it) sum += it.value() * xs[it.index()];
-      ys[i] = sum;
-    }
+    for (int i = first_column; i < last_column; ++i) y[i] = column_dot(A, x, i);
   }
 }
 

@@ -49,8 +49,6 @@ class BlockJacobiPreconditioner {
   /// threads share out the rows.
   void apply_rows(const Eigen::VectorXd& in, Eigen::VectorXd& out, Eigen::Index first,
                   Eigen::Index last) const;
-  /// Dofs per block (1 when the matrix had no block layout).
-  int block() const { return block_; }
 
  private:
   int block_ = 1;
