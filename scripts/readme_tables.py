@@ -1,16 +1,21 @@
-"""Writes the README's benchmark tables from the benchmarks' JSON (never typed by hand).
+"""Writes the documentation's benchmark tables from the benchmarks' JSON (never typed by hand).
 
-    /usr/bin/python3 scripts/readme_tables.py          # rewrites README.md in place
-    /usr/bin/python3 scripts/readme_tables.py --check  # exits 1 if README.md is out of date
+    /usr/bin/python3 scripts/readme_tables.py          # rewrites the tables in place
+    /usr/bin/python3 scripts/readme_tables.py --check  # exits 1 if a table is out of date
 
-Each table sits between `<!-- NAME:begin ... -->` and `<!-- NAME:end -->` markers.
+Each table sits between `<!-- NAME:begin ... -->` and `<!-- NAME:end -->` markers, in whichever
+file holds them: README.md or any page under docs/. Every table has a generator here (TABLES),
+each generator's markers must appear exactly once, and a marker without a generator is an error.
+Every table names the CPU its numbers were measured on (`cpu_of`).
 """
+import glob
+import hashlib
 import json
 import os
 import re
 import sys
 
-ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
+ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 RESULTS = os.path.join(ROOT, "benchmarks", "results")
 
 
@@ -19,8 +24,53 @@ def load(name):
         return json.load(f)
 
 
+# JSONs written before their benchmark recorded the CPU: the commit that wrote each, and what is
+# known about its machine (the project's 2-core VMs were Intel Xeons and AMD EPYCs, alternating
+# between sessions, so the date alone does not tell). Keyed by the file's SHA-1 prefix, so that a
+# rerun JSON (which then carries a `cpu` field, or else is reported as unknown) never inherits a
+# note about an older run.
+UNRECORDED_CPU = {
+    "thread_policy": ("9c76ac9b8a6f", "f1cff0a", "AMD EPYC",
+                      "named in the message of commit f1cff0a, which wrote the JSON"),
+    "locomotion_training": ("bc54a5c28422", "f1c95c9", "AMD EPYC",
+                            "the runs of commit f1c95c9, which wrote the JSON, that record "
+                            "their CPU were on an AMD EPYC"),
+    "biped_bptt": ("6ece559855ba", "1ee05e9", None, None),
+    "rigid_robots": ("ba03427439b3", "20af68a", None, None),
+    "big_mesh": ("7bbf54d9f1ba", "3d4b1aa", None, None),
+    "sysid_cantilever": ("06e8b8a79fd2", "57ac5f3", None, None),
+    "locomotion_compare": ("6bbb0b6f475c", "836bbaf", None, None),
+    "sysid_scenes": ("2fb769bc6d9d", "836bbaf", None, None),
+    "locomotion_speed": ("3256a2c33a94", "ae77c20", None, None),
+    "mesh_contact": ("18584df386d5", "dbbb5e4", None, None),
+}
+
+
+def cpu_of(name):
+    """The CPU a benchmark's JSON was measured on, as text for the table."""
+    d = load(name)
+    if isinstance(d, dict):
+        cpu = d.get("cpu") or (d.get("machine") or {}).get("cpu")
+        if cpu:
+            return f"CPU: {cpu}"
+    with open(os.path.join(RESULTS, name + ".json"), "rb") as f:
+        digest = hashlib.sha1(f.read()).hexdigest()
+    known = UNRECORDED_CPU.get(name)
+    if known and digest.startswith(known[0]):
+        _, commit, cpu, why = known
+        if cpu:
+            return f"CPU: {cpu} (not recorded in the JSON; {why})"
+        return (f"CPU: not recorded in the JSON (commit {commit}; one of the project's 2-core "
+                f"Intel Xeon or AMD EPYC machines)")
+    return "CPU: not recorded in the JSON"
+
+
 def locomotion_speed():
-    rows = ["| creature | vertices | muscles | forward steps/s, fastest run | median run | "
+    runs = load("locomotion_speed")
+    rows = [f"One thread, {runs[0]['steps']:,} steps per run, {runs[0]['repeats']} runs per "
+            f"invocation; {cpu_of('locomotion_speed')}.",
+            "",
+            "| creature | vertices | muscles | forward steps/s, fastest run | median run | "
             "Newton iterations / step | factorisations / step | backward / forward |",
             "|---|---|---|---|---|---|---|---|"]
     for r in load("locomotion_speed"):
@@ -100,7 +150,21 @@ def biped_bptt():
         times = "-" if ratio is None else f"{ratio:.1f}x"
         rows.append(f"| {r['seed']} | {r['first_reward_m']:.3f} m | {r['best_reward_m']:.3f} m | "
                     f"{r['replayed_reward_m']:.3f} m | {reached} | {times} |")
+    best = sorted(r["best_reward_m"] for r in b["seeds"])
+    steps = sorted(r["steps_to_ppo_best"] for r in b["seeds"] if r["steps_to_ppo_best"] is not None)
+    rows += ["", f"Spread over the {len(best)} seeds: best reward {best[0]:.3f} to {best[-1]:.3f} m "
+             f"(median {median(best):.3f} m); steps to PPO's best {steps[0]:,} to {steps[-1]:,} "
+             f"(median {median(steps):,.0f}) for the {len(steps)} seeds that reach it. "
+             f"{cpu_of('biped_bptt')}; one thread. Training results vary between CPUs as well "
+             f"(round-off changes each seed's gait); the JSON holds one run per seed on one "
+             f"machine, so it cannot tell by how much beyond the spread over seeds."]
     return rows
+
+
+def median(values):
+    values = sorted(values)
+    n = len(values)
+    return values[n // 2] if n % 2 else 0.5 * (values[n // 2 - 1] + values[n // 2])
 
 
 def material_throughput():
@@ -141,7 +205,7 @@ def hessian_projection():
     rows = [f"The benchmark cantilever ({d['size']} tets, E = {d['youngs']:.0e} Pa, "
             f"nu = {d['poisson']}) swinging down from rest, dt = {d['dt']} s; one thread, "
             f"{d['repetitions']} alternating runs of each (times: the best; ratios: the "
-            f"{d['ratio']}); elastic term only:",
+            f"{d['ratio']}); elastic term only; {cpu_of('hessian_projection')}:",
             "",
             "| material | step | tip deflection | elements projected | kernels exact / projected "
             "[ns per element] | ratio | with assembly [ms] | ratio |",
@@ -161,7 +225,8 @@ def thread_policy():
     d = load("thread_policy")
     p = d["problem"]
     rows = [f"The benchmark cantilever ({p['tets']:,} tets, {p['material']}, E = {p['youngs']:.0e} "
-            f"Pa), {p['steps']} steps of `softgrad run`; {d['machine']['cores']} cores; "
+            f"Pa), {p['steps']} steps of `softgrad run`; {d['machine']['cores']} cores "
+            f"({cpu_of('thread_policy')}); "
             f"{d['repeats']} repeats, each with the 1-thread and 2-thread runs back to back; "
             f"times: medians; speedup = time on 1 thread / time on 2 threads, the median of the "
             f"repeats' ratios with its 90% bootstrap interval (lowest with softgrad's waiting: "
@@ -268,7 +333,8 @@ def rigid_robots():
     r = load("rigid_robots")
     q = r["quadruped"]
     rows = [f"The rigid quadruped ({q['bodies']} bodies, {q['joints']} hinges, {q['motors']} servos, "
-            f"{q['dofs']} dofs; its {q['controller']} gait, {q['controller_parameters']} parameters), "
+            f"{q['dofs']} dofs; its {q['controller']} gait, {q['controller_parameters']} parameters; "
+            f"{cpu_of('rigid_robots')}), "
             f"{q['simulated_s']:g} s of {q['steps']} steps, one thread, fastest of the runs:",
             "",
             "| simulation | softgrad [s] | the seed paper's engine [s] |",
@@ -298,6 +364,9 @@ def rigid_robots():
                     f"{text(t['cmaes_simulations_to_error'])} | "
                     f"{text(t['gradient_simulations_to_cmaes_best'])} "
                     f"({text(t['cmaes_simulations_to_its_best'])}) |")
+    rows += ["", "One training run per method and task: the losses reached and the evaluations to "
+             "reach them vary between CPUs (round-off changes the optimisers' paths), by an amount "
+             "this JSON, from one machine, cannot tell."]
     return rows
 
 
@@ -312,7 +381,8 @@ def length(metres):
 
 def mesh_contact():
     r = load("mesh_contact")
-    rows = ["| ball on block | vertices | tetrahedra | surface triangles | s / step | Newton / step | "
+    rows = [f"One thread; {cpu_of('mesh_contact')}.", "",
+            "| ball on block | vertices | tetrahedra | surface triangles | s / step | Newton / step | "
             "contact pairs (mean, max) | broad phase [ms / call] | CCD sweep [ms / call] | "
             "one of each per Newton iteration, share of the step |",
             "|---|---|---|---|---|---|---|---|---|---|"]
@@ -409,7 +479,8 @@ def adjoint_cantilever():
         runs.setdefault((r["size"], r["backend"], r["adjoint_cg_rel_tol"]), {})[r["checkpoints"]] = r
     order = ["cholmod", "pcg", "matfree"]
     keys = sorted(runs, key=lambda k: (SIZE_ORDER.get(k[0], 9), rank(order, k[1]), k[2]))
-    rows = ["| tets | backend | steps | forward s | Newton / step | backward s, all | "
+    rows = [f"One thread per process; {cpu_of('adjoint_cantilever')}.", "",
+            "| tets | backend | steps | forward s | Newton / step | backward s, all | "
             "backward / forward | backward s, √T | backward / forward | adjoint CG / step | "
             "stored MB, all / √T | peak RSS MB, all / √T |",
             "|---|---|---|---|---|---|---|---|---|---|---|---|"]
@@ -472,7 +543,8 @@ def sysid_cantilever():
                 f"{abs(r['alpha'] / truth_alpha - 1):.0e}")
 
     sg, central, forward = b["softgrad"], b["ceres_numeric_central"], b["ceres_numeric_forward"]
-    rows = ["| method | iterations | simulations | wall [s] | relative error E, alpha |",
+    rows = [f"One thread; {cpu_of('sysid_cantilever')}.", "",
+            "| method | iterations | simulations | wall [s] | relative error E, alpha |",
             "|---|---|---|---|---|",
             f"| softgrad: Levenberg-Marquardt, Jacobians from forward sensitivities | "
             f"{sg['iterations']} | {sg['simulations']} (each with 2 tangent solves per step) | "
@@ -516,7 +588,8 @@ def sysid_scenes():
         return (f"{c['iterations']} iterations, {c['simulations']} simulations, "
                 f"{c['seconds']:.2g} s")
 
-    rows = ["| scene, recording | identified | result | cost |", "|---|---|---|---|"]
+    rows = [f"{cpu_of('sysid_scenes')}.", "",
+            "| scene, recording | identified | result | cost |", "|---|---|---|---|"]
     for case, label in labels.items():
         c = b[case]
         if case == "beam_two_material":
@@ -571,6 +644,12 @@ def locomotion_compare():
              f", {verdict}. Commands: " +
              "; ".join(f"`{run['command']}` ({run['total_wall_time_s'] / 60:.1f} min wall)"
                        for run in b["runs"]) + "."]
+    seeds = sorted({run["seed"] for run in b["runs"]})
+    rows += ["", f"{cpu_of('locomotion_compare')}; one thread. Every method ran once per scene, "
+             f"with seed {', '.join(map(str, seeds))}: rewards and step counts vary between "
+             f"seeds and between CPUs (round-off changes the trained gaits and policies), and "
+             f"this JSON, one seed on one machine, cannot tell by how much (the BPTT table "
+             f"below gives a spread over ten seeds for one method)."]
     return rows
 
 
@@ -579,8 +658,8 @@ def armadillo():
     a = d["shipped"]
     verdict = "meets" if a["stepping_s_per_step"] <= a["target_s_per_step"] else "misses"
     lines = [f"`softgrad run scenes/armadillo.json` ({a['elements']:,} tets, {a['dofs']:,} dofs, "
-             f"E = {a['youngs_pa'] / 1e6:g} MPa) on {d['threads']} threads of {d['cores']} cores"
-             f"{' (' + d['cpu'] + ')' if 'cpu' in d else ''}: "
+             f"E = {a['youngs_pa'] / 1e6:g} MPa) on {d['threads']} threads of {d['cores']} cores "
+             f"({cpu_of('armadillo')}): "
              f"{a['status']}, {a['steps']} of {a['steps_requested']} steps, at most "
              f"{a['max_inverted_elements']} inverted elements; {a['stepping_s_per_step']:.3f} s per "
              f"step ({verdict} the target of {a['target_s_per_step']} s), "
@@ -615,7 +694,7 @@ def big_mesh():
                     f"({100 * r['one_time_fraction']:.1f}%) | {r['peak_memory_mb']:.0f} | "
                     f"{faster} |")
     steps = d["rows"][0]["steps"]
-    rows += ["", f"{steps} steps each, {d['threads']} thread. One-time set-up: loading, the "
+    rows += ["", f"{steps} steps each, {d['threads']} thread; {cpu_of('big_mesh')}. One-time set-up: loading, the "
              "sparsity patterns and the first step's extra time (the multigrid hierarchy, "
              f"MPI's start), as a share of the {steps}-step run."]
     return rows
@@ -633,6 +712,9 @@ def locomotion_training():
             f"({r['best_body_lengths']:.2f} body lengths; the best controller's rollout, "
             f"replayed: {r['rollout_reward_m']:.3f} m) with {r['simulated_steps']:,} simulated "
             f"steps in {r['wall_time_s']:.1f} s" + (f", and write {files}." if files else "."))
+    lines += ["", f"One thread; {cpu_of('locomotion_training')}. The distances vary between CPUs "
+              f"(round-off changes the trained gait); the JSON holds one run per creature on one "
+              f"machine and no seeds, so it cannot tell by how much."]
     return lines
 
 
@@ -649,7 +731,10 @@ def locomotion_dt():
               f"{s['best_reward_m']:.3f} m in training; over 10 s its distance "
               + ("falls at every halving of dt" if falls else "does not fall at every halving of dt")
               + f", from {distances[0]:.1f} m to {distances[-1]:.1f} m ({s['command']}, "
-              f"{s['wall_time_s']:.0f} s)."]
+              f"{s['wall_time_s']:.0f} s). {cpu_of('locomotion_training')}. The distances "
+              f"vary between CPUs: a different summation order in the linear solver moves the "
+              f"finer steps' distances by metres; the JSON holds one run on one machine, so it "
+              f"cannot tell by how much."]
     return lines
 
 
@@ -661,24 +746,55 @@ TABLES = {"sysid_cantilever": sysid_cantilever, "armadillo": armadillo, "big_mes
           "locomotion_training": locomotion_training, "locomotion_dt": locomotion_dt}
 
 
+def doc_files():
+    """README.md and every Markdown page under docs/."""
+    files = [os.path.join(ROOT, "README.md")]
+    files += sorted(glob.glob(os.path.join(ROOT, "docs", "**", "*.md"), recursive=True))
+    return [f for f in files if os.path.isfile(f)]
+
+
+# Marked blocks that another script writes (not benchmark tables): left alone here.
+OTHER_GENERATORS = {"startup": "the measured install and start-up times"}
+
+MARKER = re.compile(r"<!-- ([A-Za-z0-9_]+):begin[^\n]*-->\n")
+
+
 def main():
-    path = os.path.join(ROOT, "README.md")
-    with open(path) as f:
-        text = f.read()
-    new = text
-    for name, make in TABLES.items():
-        pattern = re.compile(r"(<!-- %s:begin[^\n]*-->\n)(.*?)(<!-- %s:end -->)" % (name, name),
-                             re.S)
-        if not pattern.search(new):
-            sys.exit(f"README.md has no {name} markers")
-        body = "\n".join(make()) + "\n"
-        new = pattern.sub(lambda m: m.group(1) + body + m.group(3), new)
-    if "--check" in sys.argv:
+    check = "--check" in sys.argv
+    texts = {path: open(path).read() for path in doc_files()}
+    where = {}
+    for path, text in texts.items():
+        for m in MARKER.finditer(text):
+            if m.group(1) in OTHER_GENERATORS:
+                continue
+            where.setdefault(m.group(1), []).append(os.path.relpath(path, ROOT))
+    errors = [f"{name}: markers in {', '.join(paths)}" for name, paths in where.items()
+              if len(paths) > 1]
+    errors += [f"{name}: markers without a generator in {', '.join(paths)}"
+               for name, paths in where.items() if name not in TABLES]
+    errors += [f"{name}: no markers in README.md or docs/" for name in TABLES if name not in where]
+    if errors:
+        sys.exit("scripts/readme_tables.py:\n  " + "\n  ".join(errors))
+    stale = []
+    for path, text in texts.items():
+        new = text
+        for name in (n for n, paths in where.items() if os.path.relpath(path, ROOT) in paths):
+            pattern = re.compile(r"(<!-- %s:begin[^\n]*-->\n)(.*?)(<!-- %s:end -->)" % (name, name),
+                                 re.S)
+            if not pattern.search(new):
+                sys.exit(f"{os.path.relpath(path, ROOT)}: {name}:begin without {name}:end")
+            body = "\n".join(TABLES[name]()) + "\n"
+            new = pattern.sub(lambda m: m.group(1) + body + m.group(3), new)
         if new != text:
-            sys.exit("README.md's benchmark tables are out of date: run scripts/readme_tables.py")
-        return
-    with open(path, "w") as f:
-        f.write(new)
+            stale.append(os.path.relpath(path, ROOT))
+            if not check:
+                with open(path, "w") as f:
+                    f.write(new)
+    if check and stale:
+        sys.exit("benchmark tables out of date in " + ", ".join(stale) +
+                 ": run /usr/bin/python3 scripts/readme_tables.py")
+    if not check:
+        print("rewrote " + (", ".join(stale) if stale else "nothing (all tables up to date)"))
 
 
 if __name__ == "__main__":
