@@ -1,6 +1,23 @@
 # Included by the top-level CMakeLists.txt when SOFTGRAD_WITH_CUDA is AUTO or ON: looks for nvcc,
-# enables CUDA and sets SOFTGRAD_HAS_CUDA to 1 when found. AUTO without nvcc is a CPU build; ON
+# enables CUDA and sets SOFTGRAD_HAS_CUDA to 1 when found. AUTO builds the module only on a
+# machine with an NVIDIA GPU (the 11 CUDA units are most of a CPU machine's build otherwise); ON
 # without nvcc is an error.
+if(SOFTGRAD_WITH_CUDA STREQUAL "AUTO")
+  find_program(SOFTGRAD_NVIDIA_SMI nvidia-smi)
+  set(gpu_found FALSE)
+  if(SOFTGRAD_NVIDIA_SMI)
+    execute_process(COMMAND ${SOFTGRAD_NVIDIA_SMI} -L RESULT_VARIABLE smi_result
+                    OUTPUT_VARIABLE smi_output ERROR_QUIET)
+    if(smi_result EQUAL 0 AND smi_output MATCHES "GPU")
+      set(gpu_found TRUE)
+    endif()
+  endif()
+  if(NOT gpu_found)
+    message(STATUS "softgrad: no NVIDIA GPU found, building the CPU backend only "
+                   "(-DSOFTGRAD_WITH_CUDA=ON builds the CUDA module anyway)")
+    return()
+  endif()
+endif()
 include(CheckLanguage)
 check_language(CUDA)
 if(NOT CMAKE_CUDA_COMPILER)

@@ -6,16 +6,11 @@ install(DIRECTORY include/softgrad DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 install(FILES "${SOFTGRAD_GENERATED_INCLUDE}/softgrad/config.hpp"
         DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/softgrad)
 
-install(TARGETS softgrad softgrad_headers softgrad_plugin softgrad_core softgrad_optim softgrad_rl softgrad_sysid
-                softgrad_materials softgrad_solvers
+# libsoftgrad.so (the component archives are inside it) and the header-only targets.
+install(TARGETS softgrad softgrad_headers softgrad_plugin
         EXPORT softgradTargets
-        ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
         LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
         RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
-if(SOFTGRAD_HAS_CUDA)
-  install(TARGETS softgrad_solvers_cuda EXPORT softgradTargets
-          ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR})
-endif()
 install(EXPORT softgradTargets NAMESPACE softgrad::
         DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/softgrad)
 

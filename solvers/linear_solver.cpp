@@ -4,14 +4,11 @@
 #include <cmath>
 #include <sstream>
 
-#include "softgrad/config.hpp"
 #include "softgrad/errors.hpp"
 #include "solvers/cpu/cholmod_solver.hpp"
 #include "solvers/cpu/matrix_free_cg.hpp"
 #include "solvers/cpu/pcg_solver.hpp"
-#if SOFTGRAD_HAS_CUDA
-#include "solvers/cuda/pcg_solver.hpp"
-#endif
+#include "solvers/cuda_backend.hpp"
 
 namespace softgrad {
 
@@ -222,16 +219,13 @@ std::unique_ptr<LinearSolver> make_linear_solver(const LinearSolverOptions& opti
     return std::make_unique<MatrixFreeCgSolver>(cg_options(options));
   }
   if (kind == "cuda") {
-#if SOFTGRAD_HAS_CUDA
+    if (!detail::cuda_backend_built())
+      throw InputError("backend 'cuda' needs -DSOFTGRAD_WITH_CUDA=ON");
     if (pre != "jacobi") {
       throw InputError("linear solver: preconditioner '" + pre +
                        "' is not available on the GPU; kind 'cuda' supports only 'jacobi'");
     }
-    return std::make_unique<cuda::CudaPcgSolver>(cuda::CudaPreconditioner::Jacobi,
-                                                 cg_options(options));
-#else
-    throw InputError("backend 'cuda' needs -DSOFTGRAD_WITH_CUDA=ON");
-#endif
+    return detail::make_cuda_pcg_solver(cg_options(options));
   }
   throw InputError("linear solver: unknown kind '" + kind + "'; valid kinds: " + kValidKinds);
 }

@@ -15,6 +15,9 @@
 #include "solvers/cpu/amg_preconditioner.hpp"
 #include "solvers/cpu/linear_operator.hpp"
 #include "solvers/cpu/serial_openmp.hpp"
+#include "solvers/cuda_backend.hpp"
+#include "solvers/loadable_module.hpp"
+#include "softgrad/io.hpp"
 
 namespace softgrad::app {
 namespace {
@@ -35,15 +38,50 @@ std::string blas_in_use() {
   return family + ", " + file;
 }
 
+// The third-party libraries this build links or loads, with their licences.
+std::string third_party_text() {
+  std::ostringstream os;
+  os << "softgrad is MIT licensed (LICENSE). Third-party libraries in this build:\n";
+  const auto row = [&os](const char* name, const char* licence) {
+    os << "  " << name << ": " << licence << "\n";
+  };
+  row("Eigen 3.4 (headers)", "MPL-2.0");
+  row("CHOLMOD, AMD, COLAMD (SuiteSparse)",
+      "LGPL-2.1+; CHOLMOD's Supernodal and MatrixOps modules, which Debian's libcholmod "
+      "includes, GPL-2.0+: a distributed binary of libsoftgrad is under GPL-2.0+ terms");
+  row("Ceres Solver", "BSD-3-Clause");
+  row("OpenBLAS (or the system BLAS/LAPACK)", "BSD-3-Clause");
+  row("libgomp (GCC's OpenMP runtime)", "GPL-3.0+ with the GCC Runtime Library Exception");
+  row("nlohmann/json (headers)", "MIT");
+  row("CLI11 (headers)", "BSD-3-Clause");
+  row("zlib", "Zlib");
+  if (SOFTGRAD_HAS_MPI) row("Open MPI", "BSD-3-Clause");
+  if (amg_available()) row("hypre", "MIT or Apache-2.0");
+  if (has_tetgen())
+    row("TetGen (module libsoftgrad_tetgen.so, loaded only for surface meshes)",
+        "AGPL-3.0: distributing that module, or offering it over a network, is under AGPL terms; "
+        "-DSOFTGRAD_WITH_TETGEN=OFF leaves it out");
+  if (detail::cuda_backend_built())
+    row("CUDA runtime, cuBLAS, cuSPARSE (module libsoftgrad_cuda.so)", "NVIDIA CUDA EULA");
+  if (SOFTGRAD_HAS_PYTHON) row("pybind11 (headers, Python module)", "BSD-3-Clause");
+  return os.str();
+}
+
 }  // namespace
 
 std::string build_info() {
   std::ostringstream os;
   os << "softgrad " << SOFTGRAD_VERSION << "\n";
   os << "  CUDA:    "
-     << (SOFTGRAD_HAS_CUDA
-             ? std::string("built (architectures ") + SOFTGRAD_CUDA_ARCHITECTURES + ")"
-             : std::string("not built (-DSOFTGRAD_WITH_CUDA needs nvcc)"))
+     << (detail::cuda_backend_built()
+             ? "module " + (detail::module_dir() / detail::kCudaModule).string() +
+                   " (loaded only for --solver cuda)"
+             : std::string("not built (-DSOFTGRAD_WITH_CUDA=ON, needs nvcc)"))
+     << "\n";
+  os << "  TetGen:  "
+     << (has_tetgen() ? "module " + (detail::module_dir() / "libsoftgrad_tetgen.so").string() +
+                            " (loaded only for surface meshes; AGPL-3)"
+                      : std::string("not built (surface meshes need libtet1.5-dev)"))
      << "\n";
   os << "  MPI:     "
      << (SOFTGRAD_HAS_MPI ? "built, " + detail::mpi_description()
@@ -71,6 +109,7 @@ std::string build_info() {
   os << "  threads: " << omp_get_max_threads() << " OpenMP threads, "
      << std::thread::hardware_concurrency() << " hardware threads, waiting " << openmp_wait_policy()
      << "\n";
+  os << third_party_text();
   return os.str();
 }
 

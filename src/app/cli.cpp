@@ -70,7 +70,7 @@ int run_cli(const std::vector<std::string>& args, const Console& c) {
         add_params_command(program),    add_scene_help_command(program),
         add_materials_command(program), add_sysid_command(program),
         add_record_command(program),    add_train_command(program),
-        add_compare_command(program)};
+        add_compare_command(program),   add_render_command(program)};
     int code = kExitOk;
     const Command* chosen = parse(program, commands, args, c, code);
     if (!chosen) return code;

@@ -48,6 +48,8 @@ Command add_params_command(CLI::App& program);
 Command add_scene_help_command(CLI::App& program);
 /// `materials`: the registered material models and their parameters.
 Command add_materials_command(CLI::App& program);
+/// `render OUT_DIR [...]`: pictures of a run, drawn by the Python package (softgrad.render).
+Command add_render_command(CLI::App& program);
 
 /// The text `softgrad materials` prints: each registered model with its properties and a table
 /// of its parameters (key, unit, valid range, default, description).

@@ -7,6 +7,7 @@
 #include "softgrad/config.hpp"
 #include "softgrad/errors.hpp"
 #include "softgrad/log.hpp"
+#include "solvers/cuda_backend.hpp"
 
 namespace softgrad::app {
 
@@ -30,7 +31,7 @@ void apply_overrides(const SceneOverrides& o, Scene& scene) {
   if (!o.vtu_format.empty()) scene.output.vtu_encoding = parse_vtu_encoding(o.vtu_format);
   std::string solver = o.solver;
   if (o.device == "cuda") {
-    if (!SOFTGRAD_HAS_CUDA)
+    if (!detail::cuda_backend_built())
       throw InputError(
           "--device cuda: this build of softgrad has no CUDA backend; reconfigure with "
           "-DSOFTGRAD_WITH_CUDA=ON on a machine with nvcc, or use --device cpu");

@@ -13,6 +13,15 @@
 namespace softgrad {
 namespace {
 
+// Re-opens the shared library this code is part of with RTLD_GLOBAL (RTLD_NOLOAD: never loads
+// anything new); nothing to do when softgrad is linked into the program itself.
+void promote_library_to_global() {
+  Dl_info info{};
+  if (!dladdr(reinterpret_cast<void*>(&promote_library_to_global), &info) || !info.dli_fname)
+    return;
+  if (void* self = dlopen(info.dli_fname, RTLD_NOW | RTLD_NOLOAD | RTLD_GLOBAL)) dlclose(self);
+}
+
 std::mutex& plugins_mutex() {
   static std::mutex m;
   return m;
@@ -39,6 +48,9 @@ std::vector<std::string> load_plugin(const std::filesystem::path& file) {
   std::lock_guard<std::mutex> lock(plugins_mutex());
   if (loaded_plugins().count(canonical)) return {};
 
+  // A plugin calls the library's functions: when libsoftgrad came in privately (as the Python
+  // module's dependency), make its symbols visible to what is loaded next.
+  promote_library_to_global();
   // RTLD_NOW: a symbol the program lacks is an error here, not a crash in the middle of a run.
   void* handle = dlopen(canonical.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (!handle) {

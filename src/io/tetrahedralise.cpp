@@ -1,7 +1,8 @@
-// Filling a closed surface with tetrahedra: TetGen (Debian's libtet1.5-dev) when the build has
-// it, else a clear error.
+// Filling a closed surface with tetrahedra: TetGen (Debian's libtet1.5-dev), in a module of its
+// own (libsoftgrad_tetgen.so, AGPL-3) opened on the first surface, else a clear error.
 #include <cmath>
 #include <cstdio>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -9,18 +10,13 @@
 #include "softgrad/config.hpp"
 #include "softgrad/errors.hpp"
 #include "softgrad/io.hpp"
-
-#if SOFTGRAD_HAS_TETGEN
-#define TETLIBRARY  // TetGen throws its exit code instead of calling exit()
-#include <tetgen.h>
-#endif
+#include "solvers/loadable_module.hpp"
+#include "tetgen_module.hpp"
 
 namespace softgrad {
-
-bool has_tetgen() { return SOFTGRAD_HAS_TETGEN != 0; }
-
-#if SOFTGRAD_HAS_TETGEN
 namespace {
+
+constexpr const char* kTetgenModule = "libsoftgrad_tetgen.so";
 
 std::string tetgen_failure(int code) {
   switch (code) {
@@ -39,7 +35,29 @@ std::string tetgen_failure(int code) {
   }
 }
 
+// The module's two functions; throws InputError naming `where` when it cannot be had.
+std::pair<SoftgradTetgenFill, SoftgradTetgenFree> tetgen_functions(const std::string& where) {
+  std::string why;
+  void* module = SOFTGRAD_HAS_TETGEN ? detail::open_module(kTetgenModule, why) : nullptr;
+  void* fill = module ? detail::module_symbol(module, "softgrad_tetgen_fill", why) : nullptr;
+  void* release = fill ? detail::module_symbol(module, "softgrad_tetgen_free", why) : nullptr;
+  if (!release) {
+    throw InputError(where +
+                     ": this build of softgrad cannot fill surfaces with tetrahedra (" +
+                     (SOFTGRAD_HAS_TETGEN ? why : std::string("built without TetGen")) +
+                     "): install Debian's libtet1.5-dev (TetGen, AGPL-3) and rebuild with "
+                     "-DSOFTGRAD_WITH_TETGEN=ON, or give a tetrahedral mesh (.msh, .node/.ele)");
+  }
+  return {reinterpret_cast<SoftgradTetgenFill>(fill),
+          reinterpret_cast<SoftgradTetgenFree>(release)};
+}
+
 }  // namespace
+
+bool has_tetgen() {
+  std::string why;
+  return SOFTGRAD_HAS_TETGEN && detail::open_module(kTetgenModule, why) != nullptr;
+}
 
 Mesh tetrahedralise(const SurfaceMesh& surface, const TetrahedraliseOptions& options) {
   const std::string& where = surface.source.empty() ? std::string("surface") : surface.source;
@@ -48,24 +66,14 @@ Mesh tetrahedralise(const SurfaceMesh& surface, const TetrahedraliseOptions& opt
                      std::to_string(options.max_radius_edge));
   if (!(options.max_volume >= 0.0) || !std::isfinite(options.max_volume))
     throw InputError(where + ": max_volume must be >= 0 (0: no bound)");
-  tetgenio in, out;
-  in.firstnumber = 0;
-  in.numberofpoints = static_cast<int>(surface.X.rows());
-  in.pointlist = new REAL[static_cast<size_t>(in.numberofpoints) * 3];
-  for (int i = 0; i < in.numberofpoints; ++i)
-    for (int k = 0; k < 3; ++k) in.pointlist[3 * i + k] = surface.X(i, k);
-  in.numberoffacets = static_cast<int>(surface.triangles.rows());
-  in.facetlist = new tetgenio::facet[in.numberoffacets];
-  for (int t = 0; t < in.numberoffacets; ++t) {
-    tetgenio::facet& f = in.facetlist[t];
-    tetgenio::init(&f);
-    f.numberofpolygons = 1;
-    f.polygonlist = new tetgenio::polygon[1];
-    tetgenio::init(&f.polygonlist[0]);
-    f.polygonlist[0].numberofvertices = 3;
-    f.polygonlist[0].vertexlist = new int[3];
-    for (int k = 0; k < 3; ++k) f.polygonlist[0].vertexlist[k] = surface.triangles(t, k);
-  }
+  const auto [fill, release] = tetgen_functions(where);
+  // Row-major copies for the C interface (Eigen's matrices here are column-major).
+  std::vector<double> points(static_cast<size_t>(surface.X.rows()) * 3);
+  for (Eigen::Index i = 0; i < surface.X.rows(); ++i)
+    for (int k = 0; k < 3; ++k) points[3 * i + k] = surface.X(i, k);
+  std::vector<int> triangles(static_cast<size_t>(surface.triangles.rows()) * 3);
+  for (Eigen::Index t = 0; t < surface.triangles.rows(); ++t)
+    for (int k = 0; k < 3; ++k) triangles[3 * t + k] = surface.triangles(t, k);
   // p: a piecewise linear complex; q: radius-edge ratio bound; a: volume bound; z: 0-based;
   // Q: quiet.
   char switches[96];
@@ -75,36 +83,28 @@ Mesh tetrahedralise(const SurfaceMesh& surface, const TetrahedraliseOptions& opt
   } else {
     std::snprintf(switches, sizeof switches, "pq%.6gzQ", options.max_radius_edge);
   }
-  try {
-    tetrahedralize(switches, &in, &out);
-  } catch (int code) {
-    throw InputError(where + ": cannot fill the surface with tetrahedra: " + tetgen_failure(code));
-  }
-  if (out.numberoftetrahedra <= 0 || out.numberofcorners < 4)
-    throw InputError(where + ": TetGen made no tetrahedra (is the surface closed?)");
+  SoftgradTetgenResult out{};
+  fill(switches, points.data(), static_cast<int>(surface.X.rows()), triangles.data(),
+       static_cast<int>(surface.triangles.rows()), &out);
+  std::unique_ptr<SoftgradTetgenResult, SoftgradTetgenFree> owned(&out, release);
+  if (out.code != 0)
+    throw InputError(where + ": cannot fill the surface with tetrahedra: " +
+                     tetgen_failure(out.code));
+  if (out.n_tets <= 0) throw InputError(where + ": TetGen made no tetrahedra (is the surface closed?)");
   Mesh mesh;
   mesh.dim = 3;
   mesh.source = where + " (tetrahedralised)";
-  mesh.X.resize(out.numberofpoints, 3);
-  for (int i = 0; i < out.numberofpoints; ++i)
-    for (int k = 0; k < 3; ++k) mesh.X(i, k) = out.pointlist[3 * i + k];
-  mesh.elems.resize(out.numberoftetrahedra, 4);
-  std::vector<detail::ElementOrigin> origins(out.numberoftetrahedra);
-  for (int e = 0; e < out.numberoftetrahedra; ++e) {
-    for (int k = 0; k < 4; ++k)
-      mesh.elems(e, k) = out.tetrahedronlist[static_cast<size_t>(e) * out.numberofcorners + k];
+  mesh.X.resize(out.n_points, 3);
+  for (int i = 0; i < out.n_points; ++i)
+    for (int k = 0; k < 3; ++k) mesh.X(i, k) = out.points[3 * i + k];
+  mesh.elems.resize(out.n_tets, 4);
+  std::vector<detail::ElementOrigin> origins(out.n_tets);
+  for (int e = 0; e < out.n_tets; ++e) {
+    for (int k = 0; k < 4; ++k) mesh.elems(e, k) = out.tets[4 * e + k];
     origins[e] = {0, e};
   }
   detail::orient_elements(mesh, origins, mesh.source);
   return mesh;
 }
-#else
-Mesh tetrahedralise(const SurfaceMesh& surface, const TetrahedraliseOptions&) {
-  throw InputError((surface.source.empty() ? std::string("surface") : surface.source) +
-                   ": this build of softgrad cannot fill surfaces with tetrahedra: install "
-                   "Debian's libtet1.5-dev (TetGen) and rebuild, or give a tetrahedral mesh "
-                   "(.msh, .node/.ele)");
-}
-#endif
 
 }  // namespace softgrad

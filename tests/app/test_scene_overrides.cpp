@@ -4,7 +4,7 @@
 
 #include "app/scene_overrides.hpp"
 #include "app_test_support.hpp"
-#include "softgrad/config.hpp"
+#include "solvers/cuda_backend.hpp"
 #include "softgrad/errors.hpp"
 
 using namespace softgrad;
@@ -85,7 +85,7 @@ TEST_CASE("app/scene_overrides: --device picks the GPU or CPU linear solver") {
   Scene scene;
   SceneOverrides o;
   o.device = "cuda";
-  if (SOFTGRAD_HAS_CUDA) {
+  if (softgrad::detail::cuda_backend_built()) {
     apply_overrides(o, scene);
     CHECK(scene.options.linear.kind == "cuda");
   } else {

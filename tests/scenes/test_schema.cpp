@@ -2,7 +2,7 @@
 #include <doctest/doctest.h>
 
 #include "scenes/scene_test_support.hpp"
-#include "softgrad/config.hpp"
+#include "solvers/cuda_backend.hpp"
 
 using namespace softgrad;
 using test::error_of;
@@ -119,7 +119,7 @@ TEST_CASE("scenes/schema: solver combinations are checked by the solver factory"
   CHECK(error_of(scene_json(R"("solver": {"linear": "matfree", "preconditioner": "ichol"})")) ==
         "inline.json: /solver/preconditioner: linear solver: preconditioner 'ichol' needs an "
         "assembled matrix; kind 'matfree' supports only 'jacobi' (use kind 'pcg' for 'ichol')");
-  if (!SOFTGRAD_HAS_CUDA) {
+  if (!softgrad::detail::cuda_backend_built()) {
     CHECK(error_of(scene_json(R"("solver": {"linear": "cuda"})")) ==
           "inline.json: /solver/linear: backend 'cuda' needs -DSOFTGRAD_WITH_CUDA=ON");
   }

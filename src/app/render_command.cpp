@@ -1,0 +1,75 @@
+// `softgrad render OUT_DIR [...]`: pictures of a run, drawn by the Python package's renderer
+// (softgrad.render: VTK or matplotlib from Debian). This command finds the package beside the
+// library that runs it and hands the arguments to it in a Python process of its own.
+#include <dlfcn.h>
+#include <unistd.h>
+
+#include <CLI/CLI.hpp>
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "app/commands.hpp"
+#include "softgrad/errors.hpp"
+
+#ifndef SOFTGRAD_RENDER_PYTHON
+#define SOFTGRAD_RENDER_PYTHON "/usr/bin/python3"
+#endif
+
+namespace softgrad::app {
+namespace {
+
+namespace fs = std::filesystem;
+
+// The folder that holds the `softgrad` package for this library: a wheel puts the library in the
+// package (site-packages/softgrad/libsoftgrad.so.0), the build tree in build/lib beside
+// build/python, a CMake install in lib/ beside lib/pythonX.Y/dist-packages.
+fs::path package_parent() {
+  Dl_info info{};
+  if (!dladdr(reinterpret_cast<void*>(&package_parent), &info) || !info.dli_fname)
+    throw InputError("render: cannot tell where libsoftgrad is");
+  const fs::path lib_dir = fs::weakly_canonical(fs::path(info.dli_fname)).parent_path();
+  std::vector<fs::path> candidates = {lib_dir.parent_path(), lib_dir.parent_path() / "python"};
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(lib_dir, ec))
+    if (entry.path().filename().string().rfind("python", 0) == 0) {
+      candidates.push_back(entry.path() / "dist-packages");
+      candidates.push_back(entry.path() / "site-packages");
+    }
+  for (const fs::path& c : candidates)
+    if (fs::is_regular_file(c / "softgrad" / "render.py", ec)) return c;
+  throw InputError("render: the softgrad Python package (softgrad/render.py) is not installed "
+                   "beside " + lib_dir.string() + "; install it with `pip install .`");
+}
+
+}  // namespace
+
+Command add_render_command(CLI::App& program) {
+  CLI::App* sub = program.add_subcommand(
+      "render", "Pictures of a run's frames (PNG, GIF or MP4): softgrad render OUT_DIR --help");
+  sub->prefix_command();  // every argument goes to the renderer, --help too
+  sub->set_help_flag();
+  return {sub, [sub](const Console&) -> int {
+            const fs::path parent = package_parent();
+            const char* old = std::getenv("PYTHONPATH");
+            const std::string path = parent.string() + (old && *old ? ":" + std::string(old) : "");
+            setenv("PYTHONPATH", path.c_str(), 1);
+            // The build's interpreter; Debian's where that one is gone (a wheel on another machine).
+            std::error_code ec;
+            const std::string python = fs::exists(SOFTGRAD_RENDER_PYTHON, ec)
+                                           ? SOFTGRAD_RENDER_PYTHON
+                                           : "/usr/bin/python3";
+            std::vector<std::string> args = {python, "-m", "softgrad.render"};
+            for (const std::string& a : sub->remaining()) args.push_back(a);
+            std::vector<char*> argv;
+            for (std::string& a : args) argv.push_back(a.data());
+            argv.push_back(nullptr);
+            execv(argv[0], argv.data());
+            throw InputError("render: cannot start " + args[0] + ": " + std::strerror(errno));
+          }};
+}
+
+}  // namespace softgrad::app
