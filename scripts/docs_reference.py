@@ -23,6 +23,7 @@ import re
 import shutil
 import subprocess
 import sys
+import textwrap
 
 ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 OUT = os.path.join(ROOT, "docs", "reference")
@@ -128,7 +129,7 @@ def scenes_page():
             out.append("")
             continue
         # A section title: "/path - title", a material name, or a sentence.
-        m = re.match(r"^(/\S*) - (.*)$", line)
+        m = re.match(r"^(\S+) - (.*)$", line)
         if m:
             out += [f"## `{m.group(1)}`: {escape(m.group(2))}", ""]
         elif line.endswith(":"):
@@ -160,7 +161,18 @@ NUMPY_SECTION = re.compile(r"^(\s*)([A-Z][A-Za-z ]+)\n\1-{3,}\s*$", re.M)
 def docstring(obj):
     """An object's docstring as Markdown: NumPy sections as bold paragraphs, parameter entries
     as list items, anything indented (examples, formulas) kept as text."""
-    doc = inspect.getdoc(obj)
+    if inspect.isclass(obj):
+        doc = obj.__dict__.get("__doc__")
+        doc = inspect.cleandoc(doc) if isinstance(doc, str) else None
+    else:
+        doc = inspect.getdoc(obj)
+    if doc:
+        # pybind11 repeats the signature as the first line: "name(...) -> ..." or "(arg0: ...)".
+        first = doc.splitlines()[0]
+        name = getattr(obj, "__name__", "")
+        if re.match(r"^(%s)?\(.*\)( -> .*)?$" % re.escape(name), first) and (
+                name and first.startswith(name + "(") or first.startswith("(")):
+            doc = "\n".join(doc.splitlines()[1:]).strip()
     if not doc:
         return "*(no docstring)*"
     doc = NUMPY_SECTION.sub(lambda m: f"{m.group(1)}@@SECTION@@{m.group(2)}", doc)
@@ -199,7 +211,7 @@ def docstring(obj):
                 i += 1
                 if i < len(lines) and not lines[i].strip():
                     break
-            out += ["```text"] + code + ["```", ""]
+            out += ["```text"] + textwrap.dedent("\n".join(code)).splitlines() + ["```", ""]
             continue
         if in_entries and not line.startswith(" "):
             flush()
@@ -281,12 +293,18 @@ def python_page():
                     if not (callable(target) or isinstance(member, property)) and \
                             type(member).__name__ != "property":
                         continue
-                    if member_name == "__init__" and not (getattr(target, "__doc__", None)):
+                    init_doc = getattr(target, "__doc__", None) or ""
+                    if member_name == "__init__" and (not init_doc or
+                                                      init_doc.startswith("Initialize self")):
                         continue
                     kind = "property" if (isinstance(member, property) or
                                           type(member).__name__ == "property") else "method"
                     if kind == "property":
-                        head = f"`{name}.{member_name}` (property)"
+                        getter = (member.fget.__doc__ or "").strip().splitlines() \
+                            if member.fget else []
+                        m = re.match(r"^\(.*\) -> (.*)$", getter[0]) if getter else None
+                        head = f"`{name}.{member_name}` (property" + \
+                            (f", `{m.group(1)}`)" if m else ")")
                     else:
                         head = f"`{signature(target, member_name)}`"
                     out += [f"- {head}", "", indent(docstring(target)), ""]
@@ -296,7 +314,8 @@ def python_page():
                 out += [f"### `{qual}`", "", f"A {type(obj).__name__}: `{obj!r}`"
                         if isinstance(obj, (int, float, str, bool)) else
                         f"A {type(obj).__name__}.", ""]
-    return re.sub(r"\n{3,}", "\n\n", "\n".join(out)).rstrip() + "\n"
+    text = "\n".join(out).replace("softgrad._softgrad.", "softgrad.")
+    return re.sub(r"\n{3,}", "\n\n", text).rstrip() + "\n"
 
 
 def indent(text):
