@@ -9,9 +9,16 @@ configures and builds the library, the `softgrad` program and the Python module 
 
     softgrad/               the package, its extension module _softgrad
     softgrad/libsoftgrad.so.0, libsoftgrad_tetgen.so, libsoftgrad_cuda.so (when built)
-    softgrad/bin/softgrad   the program; the console script `softgrad` runs it
+    softgrad/bin/softgrad   the program, for `python3 -m softgrad`
+    softgrad-V.data/scripts/softgrad
+                            the same program, installed as the environment's `softgrad`
+                            command (bin/ of a venv, /usr/local/bin, ~/.local/bin)
 
-The binaries find libsoftgrad through $ORIGIN-relative run paths only.
+The `softgrad` command is the program itself rather than a Python console script: a console
+script starts an interpreter and imports the package before the program starts (0.15-0.23 s for
+`softgrad --help` against 0.04 s). The binaries find libsoftgrad through $ORIGIN-relative run
+paths only: the command from the scripts folder reaches the package in the same prefix's
+lib/pythonX.Y/site-packages (venvs, --user, --prefix) or dist-packages (Debian's system Python).
 """
 
 import base64
@@ -75,7 +82,7 @@ def _set_runpath(path, runpath):
         os.unlink(f.name)
 
 
-def _stage(build, stage):
+def _stage(build, stage, data):
     package = os.path.join(stage, "softgrad")
     shutil.copytree(os.path.join(build, "python", "softgrad"), package,
                     ignore=shutil.ignore_patterns("__pycache__"))
@@ -88,6 +95,13 @@ def _stage(build, stage):
     shutil.copy2(os.path.join(build, "softgrad"), os.path.join(package, "bin", "softgrad"))
     # Each binary finds libsoftgrad where the wheel puts it, and nowhere else.
     _set_runpath(os.path.join(package, "bin", "softgrad"), "$ORIGIN/..")
+    scripts = os.path.join(stage, data, "scripts")
+    os.makedirs(scripts)
+    shutil.copy2(os.path.join(build, "softgrad"), os.path.join(scripts, "softgrad"))
+    python = f"python{sys.version_info.major}.{sys.version_info.minor}"
+    _set_runpath(os.path.join(scripts, "softgrad"),
+                 f"$ORIGIN/../lib/{python}/site-packages/softgrad:"
+                 f"$ORIGIN/../lib/{python}/dist-packages/softgrad")
     for name in os.listdir(package):
         if name.startswith("_softgrad") and name.endswith(".so"):
             _set_runpath(os.path.join(package, name), "$ORIGIN")
@@ -124,7 +138,7 @@ def build_wheel(wheel_directory, config_settings=None, metadata_directory=None):
     dist_info = f"softgrad-{version}.dist-info"
     name = f"softgrad-{version}-{_tag()}.whl"
     with tempfile.TemporaryDirectory() as stage:
-        _stage(build, stage)
+        _stage(build, stage, f"softgrad-{version}.data")
         files = {}
         for root, _, names in os.walk(stage):
             for n in sorted(names):
@@ -134,8 +148,6 @@ def build_wheel(wheel_directory, config_settings=None, metadata_directory=None):
             f"{dist_info}/METADATA": _metadata(version).encode(),
             f"{dist_info}/WHEEL": (f"Wheel-Version: 1.0\nGenerator: softgrad pip_backend\n"
                                    f"Root-Is-Purelib: false\nTag: {_tag()}\n").encode(),
-            f"{dist_info}/entry_points.txt":
-                b"[console_scripts]\nsoftgrad = softgrad._cli:main\n",
             f"{dist_info}/LICENSE": open(os.path.join(_SOURCE, "LICENSE"), "rb").read(),
         }
         record = []

@@ -1,8 +1,8 @@
-"""The `softgrad` command of a pip install: runs the C++ program shipped in the package.
+"""`python3 -m softgrad`: runs the C++ program that belongs to the package.
 
-`softgrad render ...` runs the Python renderer (softgrad.render) here; every other command
-replaces this process with the program (softgrad/bin/softgrad in a wheel, build/softgrad beside
-the build tree's package), so that a command costs one start of it.
+(A pip install also puts the program itself on PATH as `softgrad`.) `render ...` runs the Python
+renderer (softgrad.render) here; every other command replaces this process with the program
+(softgrad/bin/softgrad in a wheel, build/softgrad beside the build tree's package).
 """
 
 import os

@@ -57,11 +57,17 @@ Command add_render_command(CLI::App& program) {
             const char* old = std::getenv("PYTHONPATH");
             const std::string path = parent.string() + (old && *old ? ":" + std::string(old) : "");
             setenv("PYTHONPATH", path.c_str(), 1);
-            // The build's interpreter; Debian's where that one is gone (a wheel on another machine).
+            // The interpreter of the environment this program is installed in (a venv's bin/),
+            // else the build's, else Debian's.
             std::error_code ec;
-            const std::string python = fs::exists(SOFTGRAD_RENDER_PYTHON, ec)
-                                           ? SOFTGRAD_RENDER_PYTHON
-                                           : "/usr/bin/python3";
+            const fs::path bin = fs::canonical("/proc/self/exe", ec).parent_path();
+            const fs::path beside = bin / "python3";
+            std::string python = "/usr/bin/python3";
+            if (!ec && fs::exists(bin.parent_path() / "pyvenv.cfg", ec) && fs::exists(beside, ec)) {
+              python = beside.string();
+            } else if (fs::exists(SOFTGRAD_RENDER_PYTHON, ec)) {
+              python = SOFTGRAD_RENDER_PYTHON;
+            }
             std::vector<std::string> args = {python, "-m", "softgrad.render"};
             for (const std::string& a : sub->remaining()) args.push_back(a);
             std::vector<char*> argv;
