@@ -16,6 +16,7 @@ whose source is missing is an error (exit 2) unless --skip-missing is given.
 """
 import glob
 import importlib
+import importlib.util
 import inspect
 import os
 import pkgutil
@@ -260,7 +261,11 @@ def python_page():
     softgrad = import_softgrad()
     modules = [softgrad]
     for info in pkgutil.iter_modules(softgrad.__path__):
-        if info.name.startswith("_"):
+        # The package's Python modules; shared libraries shipped beside them (the binding
+        # module _softgrad, libraries it loads) are not modules of the API.
+        spec = importlib.util.find_spec(f"softgrad.{info.name}")
+        origin = (spec.origin or "") if spec else ""
+        if info.name.startswith("_") or not (info.ispkg or origin.endswith(".py")):
             continue
         try:
             modules.append(importlib.import_module(f"softgrad.{info.name}"))
