@@ -6,7 +6,7 @@
 //   column     tendon activations (keyframes) bringing the column's tip to a target point and
 //              holding it there over the last fifth of the episode.
 //
-//   locomotion_3d [creature (all)] [iterations (10)] [episode steps (60)] [out dir (.)]
+//   locomotion_3d [creature (all)] [iterations (10)] [episode steps (60)] [out dir (out/locomotion_3d)]
 //                 [contact: barrier | penalty (barrier)]
 #include <chrono>
 #include <cmath>
@@ -123,7 +123,7 @@ int main(int argc, char** argv) {
   const std::string which = argc > 1 ? argv[1] : "all";
   const int iterations = argc > 2 ? std::atoi(argv[2]) : 10;
   const int steps = argc > 3 ? std::atoi(argv[3]) : 60;
-  const std::string out = argc > 4 ? argv[4] : ".";
+  const std::string out = argc > 4 ? argv[4] : "out/locomotion_3d";
   Creature3dOptions co;
   co.steps = steps;
   if (argc > 5)
