@@ -639,16 +639,28 @@ def _fps(run: _Run, frames: Sequence[int], fps: Optional[float]) -> float:
 def _png_paths(png: Path, frames: Sequence[int]) -> list:
     if len(frames) == 1:
         return [png]
-    return [png.with_name(f"{png.stem}_{k:04d}{png.suffix or '.png'}") for k in frames]
+    return [png.with_name(f"{png.stem}_{k:04d}{png.suffix}") for k in frames]
 
 
 def _write_gif(path: Path, pictures: Iterable[np.ndarray], sample, fps: float) -> None:
-    """An animated GIF, every picture in one palette of 255 colours made from `sample`."""
+    """An animated GIF, every picture in one palette of 255 colours made from `sample`, the
+    background exact (PIL's mapping to a given palette is approximate)."""
     from PIL import Image
 
     none = getattr(Image, "Dither", Image).NONE
     palette = Image.fromarray(np.concatenate(sample)).quantize(colors=255)
-    images = [Image.fromarray(p).quantize(palette=palette, dither=none) for p in pictures]
+    colours = np.array(palette.getpalette()[:765], dtype=np.int64).reshape(-1, 3)
+    background = np.round(_colours([_BACKGROUND])[0] * 255).astype(np.uint8)
+    white = int(np.argmin(np.abs(colours - background).sum(1)))
+    colours[white] = background
+    palette.putpalette(colours.ravel().tolist())
+    images = []
+    for p in pictures:
+        index = np.array(Image.fromarray(p).quantize(palette=palette, dither=none))
+        index[np.all(p == background, axis=2)] = white
+        image = Image.fromarray(index, mode="P")
+        image.putpalette(colours.ravel().tolist())
+        images.append(image)
     images[0].save(path, save_all=True, append_images=images[1:], loop=0,
                    duration=max(20, round(1000.0 / fps)), disposal=1)
 
@@ -748,6 +760,8 @@ def render(out_dir: PathLike, frames: FrameSpec = None, png: Optional[PathLike] 
     if png is None and video is None:
         png, video = run.pvd.parent / f"{run.name}.png", run.pvd.parent / f"{run.name}.gif"
     video = _video_path(video)
+    if png is not None and Path(png).suffix.lower() != ".png":
+        raise RenderError(f"picture '{png}' must end in .png")
     png_frames = _select(frames if frames is not None else "last", run) if png is not None else []
     video_frames = _select(frames if frames is not None else "all", run) if video else []
     wanted = set(png_frames) | set(video_frames)
@@ -783,7 +797,6 @@ def render(out_dir: PathLike, frames: FrameSpec = None, png: Optional[PathLike] 
         if video.suffix.lower() == ".gif":
             picks = sorted({video_frames[round(i * (len(video_frames) - 1) / 4)] for i in range(5)})
             sample = {k: paint(k) for k in picks}
-            total += len(sample)
             _write_gif(video, (sample[k] if k in sample else paint(k) for k in video_frames),
                        list(sample.values()), rate)
         else:
@@ -867,4 +880,4 @@ if __name__ == "__main__":
     # real packages for anything imported later.
     here = os.path.dirname(os.path.abspath(__file__))
     sys.path[:] = [p for p in sys.path if os.path.abspath(p or ".") != here]
-    sys.exit(main(prog="python3 -m softgrad.render" if __package__ else "render.py"))
+    sys.exit(main(prog="softgrad render" if __package__ else "render.py"))

@@ -64,7 +64,10 @@ def test_a_png_of_the_last_frame_has_its_size_and_shows_the_beam(cantilever, tmp
 
 
 def test_a_gif_has_one_frame_per_output_frame(cantilever, tmp_path):
-    render.render(cantilever, video=tmp_path / "beam.gif", size=(200, 150))
+    calls = []
+    render.render(cantilever, video=tmp_path / "beam.gif", size=(200, 150),
+                  progress=lambda done, total: calls.append((done, total)))
+    assert calls == [(1, 4), (2, 4), (3, 4), (4, 4)]
     with Image.open(tmp_path / "beam.gif") as gif:
         assert gif.n_frames == frame_count(cantilever) == 4
         assert gif.size == (200, 150)
@@ -124,7 +127,8 @@ def corrupt_copy(cantilever, tmp_path):
 
 
 @pytest.mark.parametrize("case", ["missing folder", "no pvd", "unknown field", "bad frame",
-                                  "frame list", "corrupt vtu", "video suffix", "size"])
+                                  "frame list", "corrupt vtu", "video suffix", "png suffix",
+                                  "size"])
 def test_bad_input_is_one_line_naming_the_problem_and_path(cantilever, tmp_path, capsys, case):
     empty = tmp_path / "empty"
     empty.mkdir()
@@ -138,6 +142,7 @@ def test_bad_input_is_one_line_naming_the_problem_and_path(cantilever, tmp_path,
         "frame list": ([str(cantilever), "--frames", "1,x"], ["bad frame list '1,x'"]),
         "corrupt vtu": None,
         "video suffix": ([str(cantilever), "--gif", "a.avi"], ["'a.avi' must end in .gif"]),
+        "png suffix": ([str(cantilever), "--png", "a.jpg"], ["'a.jpg' must end in .png"]),
         "size": ([str(cantilever), "--size", "big"], ["bad size 'big'"]),
     }[case] or ([str(corrupt_copy(cantilever, tmp_path)[0]), "--png", str(tmp_path / "c.png"),
                  "--frames", "0"], ["cannot read frame", "cantilever_000004.vtu"])
