@@ -486,11 +486,11 @@ class _Painter:
         return self.surfaces[key]
 
     def _piece_colours(self, piece: _Piece, faces, owner) -> np.ndarray:
-        if piece.rigid:
-            return np.tile(_colours([_RIGID_COLOUR]), (len(faces), 1))
         if self.colour_map is not None and piece.values is not None:
             values = piece.values[faces].mean(1) if piece.on_points else piece.values[owner]
             return self.colour_map.to_rgba(values)[:, :3]
+        if piece.rigid:
+            return np.tile(_colours([_RIGID_COLOUR]), (len(faces), 1))
         palette = _colours(_BODY_COLOURS)
         return palette[piece.body[owner] % len(palette)]
 
@@ -566,7 +566,7 @@ def _scan(run: _Run, field: Optional[str], wanted: set, camera_of: Callable):
             world += [p.points.min(0), p.points.max(0)]
             s = p.points @ camera[:2].T
             screen += [s.min(0), s.max(0)]
-            if p.values is not None and not p.rigid and np.isfinite(p.values).any():
+            if p.values is not None and np.isfinite(p.values).any():
                 low, high = min(low, np.nanmin(p.values)), max(high, np.nanmax(p.values))
         if k in wanted and budget > 0:
             kept[k] = pieces
@@ -586,7 +586,7 @@ def _colour_map(field, value_range, clim, cmap: str):
         return None
     low, high = clim if clim is not None else value_range
     if not math.isfinite(low) or not math.isfinite(high):
-        low, high = 0.0, 1.0  # the field is only on parts drawn uncoloured
+        low, high = 0.0, 1.0  # no finite value anywhere
     if not high > low:
         pad = abs(low) * 1e-3 or 1.0
         low, high = low - pad, high + pad
@@ -726,9 +726,10 @@ def render(out_dir: PathLike, frames: FrameSpec = None, png: Optional[PathLike] 
         An animated ``.gif`` (PIL) or ``.mp4`` (H.264, needs ffmpeg). With neither `png` nor
         `video`, writes ``out_dir/<name>.png`` (last frame) and ``out_dir/<name>.gif`` (all).
     field : str, optional
-        Colour the deformable bodies by a point or cell field of the frames, e.g.
+        Colour the parts that carry it by a point or cell field of the frames, e.g.
         ``"strain_energy_density"`` (J/m^3), ``"cauchy_stress"`` (Pa; von Mises value),
-        ``"velocity"`` (m/s; length). Without it, each body has its own colour.
+        ``"velocity"`` (m/s; length), ``"rigid_body"`` (the rigid bodies' index); the others keep
+        their colours. Without it, each soft body has its own colour, rigid bodies are grey.
     size : (int, int)
         (width, height) of each picture in pixels.
     view : (float, float)
