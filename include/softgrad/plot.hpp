@@ -17,7 +17,9 @@ struct PlotSeries {
   std::string label;  ///< legend entry; empty for none
   std::vector<double> x, y;
   bool dashed = false;
-  bool markers = false;  ///< draw a dot at each point (recorded data) as well as the line
+  bool markers = false;  ///< draw a dot at each point (recorded data) as well as the line;
+                         ///< with `dashed` as well, the dots alone (noisy samples)
+  std::string colour{};  ///< an SVG colour ("#1f77b4"); empty: the plot's next colour
 };
 
 /// A line plot with axes, ticks, labels and a legend.
@@ -28,7 +30,8 @@ struct LinePlot {
   bool log_x = false;
 };
 
-/// Several plots stacked vertically in one picture (e.g. one panel per marker coordinate).
+/// Several plots in one picture (e.g. one panel per marker coordinate): stacked in one column
+/// for up to three, in two columns for up to eight, in three beyond.
 /// @throws InputError "cannot write '<path>': ..." if the file cannot be written, or
 /// "plot '<title>': ..." if a series' x and y differ in length.
 void write_svg_plots(const std::string& path, const std::vector<LinePlot>& plots);

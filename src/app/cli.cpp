@@ -71,6 +71,9 @@ int run_cli(const std::vector<std::string>& args, const Console& c) {
         add_materials_command(program), add_sysid_command(program),
         add_record_command(program),    add_train_command(program),
         add_compare_command(program),   add_render_command(program)};
+    // `render` takes every argument as the renderer's (its options are the Python package's).
+    if (args.size() > 1 && args[1] == "render")
+      return run_render(std::vector<std::string>(args.begin() + 2, args.end()));
     int code = kExitOk;
     const Command* chosen = parse(program, commands, args, c, code);
     if (!chosen) return code;

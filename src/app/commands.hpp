@@ -5,6 +5,7 @@
 
 #include <functional>
 #include <string>
+#include <vector>
 
 #include "app/console.hpp"
 #include "softgrad/scene.hpp"
@@ -50,6 +51,9 @@ Command add_scene_help_command(CLI::App& program);
 Command add_materials_command(CLI::App& program);
 /// `render OUT_DIR [...]`: pictures of a run, drawn by the Python package (softgrad.render).
 Command add_render_command(CLI::App& program);
+/// Runs `python3 -m softgrad.render ARGS` with the package that belongs to this library (the
+/// process is replaced). @throws InputError when the package or the interpreter is missing.
+int run_render(const std::vector<std::string>& args);
 
 /// The text `softgrad materials` prints: each registered model with its properties and a table
 /// of its parameters (key, unit, valid range, default, description).

@@ -232,7 +232,7 @@ void write_files(const std::filesystem::path& dir, const std::vector<MethodRun>&
   LinePlot linear{
       name + ": reward per episode against simulated steps", "simulated steps", label, {}};
   for (const MethodRun& m : runs) {
-    PlotSeries s{m.name, {}, {}, false, m.curve.size() < 60};
+    PlotSeries s{m.name, {}, {}, false, m.curve.size() < 60, ""};
     for (const CurveSample& q : m.curve) {
       s.x.push_back(static_cast<double>(q.steps));
       s.y.push_back(q.reward);

@@ -47,35 +47,37 @@ fs::path package_parent() {
 
 }  // namespace
 
+int run_render(const std::vector<std::string>& args) {
+  const fs::path parent = package_parent();
+  const char* old = std::getenv("PYTHONPATH");
+  const std::string path = parent.string() + (old && *old ? ":" + std::string(old) : "");
+  setenv("PYTHONPATH", path.c_str(), 1);
+  // The interpreter of the environment this program is installed in (a venv's bin/), else the
+  // build's, else Debian's.
+  std::error_code ec;
+  const fs::path bin = fs::canonical("/proc/self/exe", ec).parent_path();
+  const fs::path beside = bin / "python3";
+  std::string python = "/usr/bin/python3";
+  if (!ec && fs::exists(bin.parent_path() / "pyvenv.cfg", ec) && fs::exists(beside, ec)) {
+    python = beside.string();
+  } else if (fs::exists(SOFTGRAD_RENDER_PYTHON, ec)) {
+    python = SOFTGRAD_RENDER_PYTHON;
+  }
+  std::vector<std::string> argv_text = {python, "-m", "softgrad.render"};
+  argv_text.insert(argv_text.end(), args.begin(), args.end());
+  std::vector<char*> argv;
+  for (std::string& a : argv_text) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  execv(argv[0], argv.data());
+  throw InputError("render: cannot start " + python + ": " + std::strerror(errno));
+}
+
 Command add_render_command(CLI::App& program) {
+  // Listed in --help only: run_cli hands `render ...` to run_render before parsing, so that every
+  // argument (--help included) reaches the renderer.
   CLI::App* sub = program.add_subcommand(
       "render", "Pictures of a run's frames (PNG, GIF or MP4): softgrad render OUT_DIR --help");
-  sub->prefix_command();  // every argument goes to the renderer, --help too
-  sub->set_help_flag();
-  return {sub, [sub](const Console&) -> int {
-            const fs::path parent = package_parent();
-            const char* old = std::getenv("PYTHONPATH");
-            const std::string path = parent.string() + (old && *old ? ":" + std::string(old) : "");
-            setenv("PYTHONPATH", path.c_str(), 1);
-            // The interpreter of the environment this program is installed in (a venv's bin/),
-            // else the build's, else Debian's.
-            std::error_code ec;
-            const fs::path bin = fs::canonical("/proc/self/exe", ec).parent_path();
-            const fs::path beside = bin / "python3";
-            std::string python = "/usr/bin/python3";
-            if (!ec && fs::exists(bin.parent_path() / "pyvenv.cfg", ec) && fs::exists(beside, ec)) {
-              python = beside.string();
-            } else if (fs::exists(SOFTGRAD_RENDER_PYTHON, ec)) {
-              python = SOFTGRAD_RENDER_PYTHON;
-            }
-            std::vector<std::string> args = {python, "-m", "softgrad.render"};
-            for (const std::string& a : sub->remaining()) args.push_back(a);
-            std::vector<char*> argv;
-            for (std::string& a : args) argv.push_back(a.data());
-            argv.push_back(nullptr);
-            execv(argv[0], argv.data());
-            throw InputError("render: cannot start " + args[0] + ": " + std::strerror(errno));
-          }};
+  return {sub, [](const Console&) -> int { return run_render({}); }};
 }
 
 }  // namespace softgrad::app

@@ -60,23 +60,29 @@ std::vector<LinePlot> field_plots(const std::vector<ParameterSet::Block>& fields
                                   const SysIdReport& r) {
   std::vector<LinePlot> plots;
   for (const ParameterSet::Block& b : fields) {
-    PlotSeries estimate{"estimate", {}, {}, false, true};
-    PlotSeries low{"- 1 stddev", {}, {}, true, false}, high{"+ 1 stddev", {}, {}, true, false};
-    PlotSeries initial{"initial guess", {}, {}, true, false};
+    PlotSeries estimate{"estimate", {}, {}, false, true, ""};
+    // The band of one standard deviation, in one colour under one legend entry; left out where
+    // the fit gave no standard deviations (so that no legend names curves that are not there).
+    PlotSeries low{"estimate +- 1 stddev", {}, {}, true, false, "#7f7f7f"};
+    PlotSeries high{"", {}, {}, true, false, "#7f7f7f"};
+    PlotSeries initial{"initial guess", {}, {}, true, false, ""};
+    bool any_stddev = false;
     for (int e = 0; e < b.size; ++e) {
       const int i = b.offset + e;
       for (PlotSeries* s : {&estimate, &low, &high, &initial}) s->x.push_back(e);
       estimate.y.push_back(r.estimate[i]);
       initial.y.push_back(r.initial[i]);
-      const double sd = i < r.stddev.size() && std::isfinite(r.stddev[i]) ? r.stddev[i] : 0.0;
-      low.y.push_back(r.estimate[i] - sd);
-      high.y.push_back(r.estimate[i] + sd);
+      const bool known = i < r.stddev.size() && std::isfinite(r.stddev[i]);
+      any_stddev = any_stddev || (known && r.stddev[i] > 0.0);
+      low.y.push_back(known ? r.estimate[i] - r.stddev[i] : std::nan(""));
+      high.y.push_back(known ? r.estimate[i] + r.stddev[i] : std::nan(""));
     }
     LinePlot plot;
     plot.title = "field " + b.name + " per element";
     plot.x_label = "element";
     plot.y_label = b.name + (b.group.unit.empty() ? "" : " [" + b.group.unit + "]");
-    plot.series = {initial, low, high, estimate};
+    plot.series = {initial, estimate};
+    if (any_stddev) plot.series.insert(plot.series.end(), {low, high});
     plots.push_back(std::move(plot));
   }
   return plots;

@@ -106,9 +106,10 @@ void write_fit_plot(const std::string& path, const std::vector<MarkerExperiment>
         experiments.size() == 1 ? "" : "experiment " + std::to_string(e) + ": ";
     for (int m = 0; m < markers.size(); ++m)
       for (int k = 0; k < markers.dim(); ++k) {
-        PlotSeries recorded{"recorded", {}, {}, false, true};
-        PlotSeries fitted{"fitted", {}, {}, false, false};
-        PlotSeries initial{"initial guess", {}, {}, true, false};
+        // Recorded samples as dots alone: lines between noisy samples suggest a motion.
+        PlotSeries recorded{"recorded", {}, {}, true, true, ""};
+        PlotSeries fitted{"fitted", {}, {}, false, false, ""};
+        PlotSeries initial{"initial guess", {}, {}, true, false, ""};
         for (size_t i = 0; i < rec.observations.size(); ++i) {
           const auto& o = rec.observations[i];
           if (o.marker != m) continue;

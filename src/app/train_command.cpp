@@ -77,17 +77,22 @@ void write_curve_files(const std::filesystem::path& dir, const std::vector<Train
     out << it.iteration << "," << it.loss << "," << -it.loss << "," << it.gradient_norm << ","
         << it.simulated_steps << "," << it.seconds << "\n";
   detail::write_file_atomically((dir / "loss.csv").string(), out.str());
-  PlotSeries by_iteration{"reward", {}, {}, false, true}, by_steps = by_iteration;
+  // The reward, and the size of the gradient that moved it (the simulated steps are in
+  // loss.csv): two different curves, not one curve twice.
+  PlotSeries reward{"reward", {}, {}, false, true, ""};
+  PlotSeries gradient{"|gradient|", {}, {}, false, true, ""};
   for (const TrainIteration& it : curve) {
-    by_iteration.x.push_back(it.iteration);
-    by_iteration.y.push_back(-it.loss);
-    by_steps.x.push_back(static_cast<double>(it.simulated_steps));
-    by_steps.y.push_back(-it.loss);
+    reward.x.push_back(it.iteration);
+    reward.y.push_back(-it.loss);
+    gradient.x.push_back(it.iteration);
+    gradient.y.push_back(it.gradient_norm);
   }
+  LinePlot gradient_plot{"gradient norm per iteration", "iteration", "|dL/dtheta|", {gradient}};
+  gradient_plot.log_y = true;
   write_svg_plots(
       (dir / "loss.svg").string(),
-      {LinePlot{name + ": reward per iteration", "iteration", reward_label, {by_iteration}},
-       LinePlot{"against simulated steps", "simulated steps", reward_label, {by_steps}}});
+      {LinePlot{name + ": reward per iteration", "iteration", reward_label, {reward}},
+       gradient_plot});
 }
 
 json controller_json(const Controller& c, double reward) {

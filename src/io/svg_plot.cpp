@@ -70,7 +70,9 @@ std::string tick_label(double t, bool log_axis) {
   return s;
 }
 
-void draw_plot(std::string& svg, const LinePlot& plot, double y0) {
+// Draws `plot` in the panel whose top left corner is (x0, y0).
+void draw_plot(std::string& svg, const LinePlot& plot, double x0, double y0) {
+  const double left = x0 + kLeft;
   Range rx, ry;
   for (const PlotSeries& s : plot.series) {
     if (s.x.size() != s.y.size())
@@ -86,18 +88,18 @@ void draw_plot(std::string& svg, const LinePlot& plot, double y0) {
   const double pad = 0.04 * (ry.hi - ry.lo);
   if (!plot.log_y) ry.lo -= pad, ry.hi += pad;
   const double w = kPanelWidth - kLeft - kRight, h = kPanelHeight - kTop - kBottom;
-  auto px = [&](double t) { return kLeft + (t - rx.lo) / (rx.hi - rx.lo) * w; };
+  auto px = [&](double t) { return left + (t - rx.lo) / (rx.hi - rx.lo) * w; };
   auto py = [&](double t) { return y0 + kTop + (ry.hi - t) / (ry.hi - ry.lo) * h; };
 
   // Frame, title and axis labels.
   svg += "<rect x=\"";
-  num(svg, kLeft), svg += "\" y=\"", num(svg, y0 + kTop), svg += "\" width=\"", num(svg, w);
+  num(svg, left), svg += "\" y=\"", num(svg, y0 + kTop), svg += "\" width=\"", num(svg, w);
   svg += "\" height=\"", num(svg, h), svg += "\" fill=\"none\" stroke=\"#444\"/>\n";
-  svg += "<text x=\"", num(svg, kLeft + w / 2), svg += "\" y=\"", num(svg, y0 + 22);
+  svg += "<text x=\"", num(svg, left + w / 2), svg += "\" y=\"", num(svg, y0 + 22);
   svg += "\" text-anchor=\"middle\" font-size=\"15\">" + escape(plot.title) + "</text>\n";
-  svg += "<text x=\"", num(svg, kLeft + w / 2), svg += "\" y=\"", num(svg, y0 + kPanelHeight - 10);
+  svg += "<text x=\"", num(svg, left + w / 2), svg += "\" y=\"", num(svg, y0 + kPanelHeight - 10);
   svg += "\" text-anchor=\"middle\">" + escape(plot.x_label) + "</text>\n";
-  svg += "<text transform=\"translate(18,", num(svg, y0 + kTop + h / 2);
+  svg += "<text transform=\"translate(", num(svg, x0 + 18), svg += ",", num(svg, y0 + kTop + h / 2);
   svg += ") rotate(-90)\" text-anchor=\"middle\">" + escape(plot.y_label) + "</text>\n";
 
   // Ticks with grid lines; a log axis gets one tick per decade (or fewer when many).
@@ -114,9 +116,9 @@ void draw_plot(std::string& svg, const LinePlot& plot, double y0) {
         svg += "\" stroke=\"#ddd\"/><text x=\"", num(svg, px(t)), svg += "\" y=\"";
         num(svg, y0 + kTop + h + 16), svg += "\" text-anchor=\"middle\">" + label + "</text>\n";
       } else {
-        svg += "<line x1=\"", num(svg, kLeft), svg += "\" x2=\"", num(svg, kLeft + w);
+        svg += "<line x1=\"", num(svg, left), svg += "\" x2=\"", num(svg, left + w);
         svg += "\" y1=\"", num(svg, py(t)), svg += "\" y2=\"", num(svg, py(t));
-        svg += "\" stroke=\"#ddd\"/><text x=\"", num(svg, kLeft - 6), svg += "\" y=\"";
+        svg += "\" stroke=\"#ddd\"/><text x=\"", num(svg, left - 6), svg += "\" y=\"";
         num(svg, py(t) + 4), svg += "\" text-anchor=\"end\">" + label + "</text>\n";
       }
     }
@@ -125,7 +127,7 @@ void draw_plot(std::string& svg, const LinePlot& plot, double y0) {
   // Curves (broken at non-finite points), optional dots, and the legend.
   for (std::size_t k = 0; k < plot.series.size(); ++k) {
     const PlotSeries& s = plot.series[k];
-    const std::string colour = kColours[k % kColours.size()];
+    const std::string colour = s.colour.empty() ? kColours[k % kColours.size()] : s.colour;
     std::string path;
     bool pen_down = false;
     for (std::size_t i = 0; i < s.x.size(); ++i) {
@@ -151,10 +153,10 @@ void draw_plot(std::string& svg, const LinePlot& plot, double y0) {
     }
     if (s.label.empty()) continue;
     const double ly = y0 + kTop + 14 + 18 * static_cast<double>(k);
-    svg += "<line x1=\"", num(svg, kLeft + w + 12), svg += "\" x2=\"", num(svg, kLeft + w + 36);
+    svg += "<line x1=\"", num(svg, left + w + 12), svg += "\" x2=\"", num(svg, left + w + 36);
     svg += "\" y1=\"", num(svg, ly - 4), svg += "\" y2=\"", num(svg, ly - 4);
     svg += "\" stroke=\"" + colour + "\" stroke-width=\"2\"/><text x=\"";
-    num(svg, kLeft + w + 42), svg += "\" y=\"", num(svg, ly), svg += "\">" + escape(s.label);
+    num(svg, left + w + 42), svg += "\" y=\"", num(svg, ly), svg += "\">" + escape(s.label);
     svg += "</text>\n";
   }
 }
@@ -170,9 +172,16 @@ std::string svg_header(double width, double height) {
 }  // namespace
 
 void write_svg_plots(const std::string& path, const std::vector<LinePlot>& plots) {
-  std::string svg = svg_header(kPanelWidth, kPanelHeight * static_cast<double>(plots.size()));
-  for (std::size_t i = 0; i < plots.size(); ++i)
-    draw_plot(svg, plots[i], kPanelHeight * static_cast<double>(i));
+  // One column for up to three panels, then two, then three: a picture of many panels (one per
+  // marker coordinate) stays about as wide as it is high.
+  const std::size_t n = plots.size();
+  const std::size_t columns = n <= 3 ? 1 : n <= 8 ? 2 : 3;
+  const std::size_t rows = (n + columns - 1) / columns;
+  std::string svg = svg_header(kPanelWidth * static_cast<double>(std::max<std::size_t>(columns, 1)),
+                               kPanelHeight * static_cast<double>(rows));
+  for (std::size_t i = 0; i < n; ++i)
+    draw_plot(svg, plots[i], kPanelWidth * static_cast<double>(i % columns),
+              kPanelHeight * static_cast<double>(i / columns));
   svg += "</svg>\n";
   detail::write_file_atomically(path, svg);
 }

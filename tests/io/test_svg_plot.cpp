@@ -73,3 +73,20 @@ TEST_CASE("io/svg_plot: a mesh strip draws every triangle of every frame") {
           write_svg_mesh_strip(dir.file("s.svg"), mesh, frames);
         }).find("frame 1 has 3 numbers") != std::string::npos);
 }
+
+TEST_CASE("io/svg_plot: many panels go in columns, with dots alone and chosen colours") {
+  test::TempDir dir;
+  LinePlot panel{"marker", "t", "x", {}, false, false};
+  panel.series.push_back({"recorded", {0, 1, 2}, {1, 3, 2}, true, true, ""});  // dots alone
+  panel.series.push_back({"fitted", {0, 1, 2}, {1, 2.5, 2}, false, false, "#123456"});
+  write_svg_plots(dir.file("six.svg"), std::vector<LinePlot>(6, panel));
+  const std::string six = test::read_text(dir.file("six.svg"));
+  // Two columns of three rows (720 x 360 panels), not one column of six (720 x 2160).
+  CHECK(six.find("width=\"1440\" height=\"1080\"") != std::string::npos);
+  CHECK(count(six, "<circle ") == 18);
+  CHECK(count(six, "<path ") == 6);  // the fitted curves only
+  CHECK(count(six, "stroke=\"#123456\"") == 12);  // each curve and its legend line
+  write_svg_plots(dir.file("ten.svg"), std::vector<LinePlot>(10, panel));
+  CHECK(test::read_text(dir.file("ten.svg")).find("width=\"2160\" height=\"1440\"") !=
+        std::string::npos);
+}
