@@ -738,7 +738,37 @@ def locomotion_dt():
     return lines
 
 
-TABLES = {"sysid_cantilever": sysid_cantilever, "armadillo": armadillo, "big_mesh": big_mesh, "locomotion_compare": locomotion_compare, "sysid_scenes": sysid_scenes, "cantilever_solvers": cantilever_solvers, "adjoint_cantilever": adjoint_cantilever,
+def startup():
+    """The front page's install and start-up times (benchmarks/startup.py)."""
+    s = load("startup")
+    setup = s.get("setup")
+    t = s["targets"]
+    ms = lambda key: f"{s[key]['median_s'] * 1000:.0f} ms"
+    rows = [f"Measured on {s['cpu']} ({s['cores']} cores) by `benchmarks/startup.py` "
+            "(medians):", ""]
+    if setup:
+        total = setup["packages_seconds"] + setup["build_and_install_seconds"]
+        packages = (f"{setup['packages_installed']} Debian packages installed in "
+                    f"{setup['packages_seconds'] / 60:.1f} min" if setup["packages_installed"]
+                    else "the Debian packages already installed")
+        rows.append(f"- set-up, `bash scripts/setup.sh`: {total / 60:.1f} min ({packages}; "
+                    f"build and `pip install` {setup['build_and_install_seconds'] / 60:.1f} min; "
+                    f"target {t['setup_s'] / 60:.0f} min with the packages)")
+    help_line = (f"- `softgrad --help`: {ms('help')}, {s['help']['max_rss_mib']:.0f} MiB "
+                 f"(target {t['help_s'] * 1000:.0f} ms, {t['help_mib']} MiB)")
+    if "help_console_script" in s:
+        help_line += f"; the venv's `softgrad` {ms('help_console_script')}"
+    rows.append(help_line)
+    rows.append(f"- `import softgrad`: {s['import_over_bare_s'] * 1000:.0f} ms over the "
+                f"interpreter's own start ({ms('import')} in all; target {t['import_s']} s)")
+    rows.append(f"- a one-step scene, `softgrad run scenes/cantilever.json --steps 1`: "
+                f"{ms('one_step_scene')} (target {t['one_step_scene_s']} s)")
+    cuda = s["cuda_libraries_in_cpu_run"] + s["cuda_libraries_in_python_run"]
+    rows.append("- CUDA libraries mapped into a CPU run: " + (", ".join(cuda) if cuda else "none"))
+    return rows
+
+
+TABLES = {"startup": startup, "sysid_cantilever": sysid_cantilever, "armadillo": armadillo, "big_mesh": big_mesh, "locomotion_compare": locomotion_compare, "sysid_scenes": sysid_scenes, "cantilever_solvers": cantilever_solvers, "adjoint_cantilever": adjoint_cantilever,
           "mesh_contact": mesh_contact, "rigid_robots": rigid_robots, "peer_pytorch": peer_pytorch, "thread_policy": thread_policy, "material_throughput": material_throughput,
           "hessian_projection": hessian_projection,
           "locomotion_speed": locomotion_speed, "batch_rollouts": batch_rollouts,
@@ -754,7 +784,7 @@ def doc_files():
 
 
 # Marked blocks that another script writes (not benchmark tables): left alone here.
-OTHER_GENERATORS = {"startup": "the measured install and start-up times"}
+OTHER_GENERATORS = {}
 
 MARKER = re.compile(r"<!-- ([A-Za-z0-9_]+):begin[^\n]*-->\n")
 

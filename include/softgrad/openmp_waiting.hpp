@@ -5,8 +5,9 @@
 /// never collapses, but every loop then pays a wake-up: CG's sparse products at 10k tets gained
 /// 1.04x from a second thread instead of 1.6x. softgrad's programs spin briefly (kSpinCount
 /// iterations, about 0.1 ms), then sleep; on a busy machine parallel_team() drops to one thread
-/// anyway. libgomp reads its settings once, when it is loaded (before main), so a program can
-/// only choose them by starting again with them in its environment.
+/// anyway. libgomp reads its settings once, when it is loaded (before main), so a program linked
+/// with it can only choose them by starting again with them in its environment; the softgrad
+/// command instead sets them in a launcher before it loads libsoftgrad (src/app/main.cpp).
 #pragma once
 
 namespace softgrad {
