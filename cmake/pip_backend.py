@@ -88,8 +88,8 @@ def _stage(build, stage, data):
                     ignore=shutil.ignore_patterns("__pycache__"))
     lib = os.path.join(build, "lib")
     shutil.copy2(os.path.join(lib, "libsoftgrad.so.0"), package)  # follows the link to the file
-    for module in ("libsoftgrad_tetgen.so", "libsoftgrad_cuda.so"):
-        if os.path.exists(os.path.join(lib, module)):
+    with open(os.path.join(build, "package_modules.txt")) as f:
+        for module in f.read().split():  # the modules this configuration builds
             shutil.copy2(os.path.join(lib, module), package)
     os.makedirs(os.path.join(package, "bin"))
     shutil.copy2(os.path.join(build, "softgrad"), os.path.join(package, "bin", "softgrad"))
@@ -105,10 +105,7 @@ def _stage(build, stage, data):
     for name in os.listdir(package):
         if name.startswith("_softgrad") and name.endswith(".so"):
             _set_runpath(os.path.join(package, name), "$ORIGIN")
-    cuda = os.path.join(package, "libsoftgrad_cuda.so")
-    if os.path.exists(cuda):
-        cuda_lib = os.environ.get("SOFTGRAD_CUDA_LIBRARY_DIR", "/usr/local/cuda/lib64")
-        _set_runpath(cuda, "$ORIGIN:" + cuda_lib)
+    # The modules keep theirs: $ORIGIN (libsoftgrad beside them) and CUDA's library folder.
 
 
 def _metadata(version):
