@@ -123,6 +123,11 @@ def _metadata(version):
         "", ""])
 
 
+def _wheel_text():
+    return (f"Wheel-Version: 1.0\nGenerator: softgrad pip_backend\nRoot-Is-Purelib: false\n"
+            f"Tag: {_tag()}\n")
+
+
 def _record_line(arcname, data):
     digest = base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode()
     return f"{arcname},sha256={digest},{len(data)}"
@@ -143,8 +148,7 @@ def build_wheel(wheel_directory, config_settings=None, metadata_directory=None):
                 files[os.path.relpath(path, stage)] = path
         extra = {
             f"{dist_info}/METADATA": _metadata(version).encode(),
-            f"{dist_info}/WHEEL": (f"Wheel-Version: 1.0\nGenerator: softgrad pip_backend\n"
-                                   f"Root-Is-Purelib: false\nTag: {_tag()}\n").encode(),
+            f"{dist_info}/WHEEL": _wheel_text().encode(),
             f"{dist_info}/LICENSE": open(os.path.join(_SOURCE, "LICENSE"), "rb").read(),
         }
         record = []
@@ -164,6 +168,16 @@ def build_wheel(wheel_directory, config_settings=None, metadata_directory=None):
             record.append(f"{dist_info}/RECORD,,")
             wheel.writestr(f"{dist_info}/RECORD", "\n".join(record) + "\n")
     return name
+
+
+def prepare_metadata_for_build_wheel(metadata_directory, config_settings=None):
+    """PEP 517: the wheel's metadata without compiling anything."""
+    dist_info = f"softgrad-{_version()}.dist-info"
+    os.makedirs(os.path.join(metadata_directory, dist_info), exist_ok=True)
+    for name, text in (("METADATA", _metadata(_version())), ("WHEEL", _wheel_text())):
+        with open(os.path.join(metadata_directory, dist_info, name), "w") as f:
+            f.write(text)
+    return dist_info
 
 
 def get_requires_for_build_wheel(config_settings=None):
