@@ -6,7 +6,8 @@
 //   column     tendon activations (keyframes) bringing the column's tip to a target point and
 //              holding it there over the last fifth of the episode.
 //
-//   locomotion_3d [creature (all)] [iterations (10)] [episode steps (60)] [out dir (out/locomotion_3d)]
+//   locomotion_3d [creature (all)] [iterations (10)] [episode steps (60)]
+//                 [out dir (out/locomotion_3d)]
 //                 [contact: barrier | penalty (barrier)]
 #include <chrono>
 #include <cmath>

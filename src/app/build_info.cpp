@@ -11,13 +11,13 @@
 #include "core/distributed.hpp"
 #include "softgrad/ad/batched_projection.hpp"
 #include "softgrad/config.hpp"
+#include "softgrad/io.hpp"
 #include "softgrad/openmp_waiting.hpp"
 #include "solvers/cpu/amg_preconditioner.hpp"
 #include "solvers/cpu/linear_operator.hpp"
 #include "solvers/cpu/serial_openmp.hpp"
 #include "solvers/cuda_backend.hpp"
 #include "solvers/loadable_module.hpp"
-#include "softgrad/io.hpp"
 
 namespace softgrad::app {
 namespace {

@@ -41,8 +41,10 @@ fs::path package_parent() {
     }
   for (const fs::path& c : candidates)
     if (fs::is_regular_file(c / "softgrad" / "render.py", ec)) return c;
-  throw InputError("render: the softgrad Python package (softgrad/render.py) is not installed "
-                   "beside " + lib_dir.string() + "; install it with `pip install .`");
+  throw InputError(
+      "render: the softgrad Python package (softgrad/render.py) is not installed "
+      "beside " +
+      lib_dir.string() + "; install it with `pip install .`");
 }
 
 }  // namespace

@@ -89,10 +89,9 @@ void write_curve_files(const std::filesystem::path& dir, const std::vector<Train
   }
   LinePlot gradient_plot{"gradient norm per iteration", "iteration", "|dL/dtheta|", {gradient}};
   gradient_plot.log_y = true;
-  write_svg_plots(
-      (dir / "loss.svg").string(),
-      {LinePlot{name + ": reward per iteration", "iteration", reward_label, {reward}},
-       gradient_plot});
+  write_svg_plots((dir / "loss.svg").string(),
+                  {LinePlot{name + ": reward per iteration", "iteration", reward_label, {reward}},
+                   gradient_plot});
 }
 
 json controller_json(const Controller& c, double reward) {

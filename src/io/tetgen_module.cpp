@@ -9,8 +9,8 @@
 #include <tetgen.h>
 
 extern "C" __attribute__((visibility("default"))) void softgrad_tetgen_fill(
-    const char* switches, const double* points, int n_points, const int* triangles,
-    int n_triangles, SoftgradTetgenResult* result) {
+    const char* switches, const double* points, int n_points, const int* triangles, int n_triangles,
+    SoftgradTetgenResult* result) {
   *result = SoftgradTetgenResult{nullptr, 0, nullptr, 0, 0};
   try {
     tetgenio in, out;

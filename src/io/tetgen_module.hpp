@@ -20,8 +20,8 @@ struct SoftgradTetgenResult {
 
 /// Runs TetGen's tetrahedralize() with `switches` on the triangles of a surface.
 typedef void (*SoftgradTetgenFill)(const char* switches, const double* points, int n_points,
-                                    const int* triangles, int n_triangles,
-                                    SoftgradTetgenResult* result);
+                                   const int* triangles, int n_triangles,
+                                   SoftgradTetgenResult* result);
 /// Frees a result's arrays.
 typedef void (*SoftgradTetgenFree)(SoftgradTetgenResult* result);
 }

@@ -42,8 +42,7 @@ std::pair<SoftgradTetgenFill, SoftgradTetgenFree> tetgen_functions(const std::st
   void* fill = module ? detail::module_symbol(module, "softgrad_tetgen_fill", why) : nullptr;
   void* release = fill ? detail::module_symbol(module, "softgrad_tetgen_free", why) : nullptr;
   if (!release) {
-    throw InputError(where +
-                     ": this build of softgrad cannot fill surfaces with tetrahedra (" +
+    throw InputError(where + ": this build of softgrad cannot fill surfaces with tetrahedra (" +
                      (SOFTGRAD_HAS_TETGEN ? why : std::string("built without TetGen")) +
                      "): install Debian's libtet1.5-dev (TetGen, AGPL-3) and rebuild with "
                      "-DSOFTGRAD_WITH_TETGEN=ON, or give a tetrahedral mesh (.msh, .node/.ele)");
@@ -88,9 +87,10 @@ Mesh tetrahedralise(const SurfaceMesh& surface, const TetrahedraliseOptions& opt
        static_cast<int>(surface.triangles.rows()), &out);
   std::unique_ptr<SoftgradTetgenResult, SoftgradTetgenFree> owned(&out, release);
   if (out.code != 0)
-    throw InputError(where + ": cannot fill the surface with tetrahedra: " +
-                     tetgen_failure(out.code));
-  if (out.n_tets <= 0) throw InputError(where + ": TetGen made no tetrahedra (is the surface closed?)");
+    throw InputError(where +
+                     ": cannot fill the surface with tetrahedra: " + tetgen_failure(out.code));
+  if (out.n_tets <= 0)
+    throw InputError(where + ": TetGen made no tetrahedra (is the surface closed?)");
   Mesh mesh;
   mesh.dim = 3;
   mesh.source = where + " (tetrahedralised)";

@@ -4,8 +4,8 @@
 
 #include "app/scene_overrides.hpp"
 #include "app_test_support.hpp"
-#include "solvers/cuda_backend.hpp"
 #include "softgrad/errors.hpp"
+#include "solvers/cuda_backend.hpp"
 
 using namespace softgrad;
 using namespace softgrad::app;

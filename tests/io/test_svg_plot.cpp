@@ -84,7 +84,7 @@ TEST_CASE("io/svg_plot: many panels go in columns, with dots alone and chosen co
   // Two columns of three rows (720 x 360 panels), not one column of six (720 x 2160).
   CHECK(six.find("width=\"1440\" height=\"1080\"") != std::string::npos);
   CHECK(count(six, "<circle ") == 18);
-  CHECK(count(six, "<path ") == 6);  // the fitted curves only
+  CHECK(count(six, "<path ") == 6);               // the fitted curves only
   CHECK(count(six, "stroke=\"#123456\"") == 12);  // each curve and its legend line
   write_svg_plots(dir.file("ten.svg"), std::vector<LinePlot>(10, panel));
   CHECK(test::read_text(dir.file("ten.svg")).find("width=\"2160\" height=\"1440\"") !=
