@@ -1,7 +1,6 @@
 // `softgrad render OUT_DIR [...]`: pictures of a run, drawn by the Python package's renderer
-// (softgrad.render: VTK or matplotlib from Debian). This command finds the package beside the
-// library that runs it and hands the arguments to it in a Python process of its own.
-#include <dlfcn.h>
+// (softgrad.render: VTK reads the frames, matplotlib draws them). This command finds the package
+// beside the library that runs it and hands the arguments to it in a Python process of its own.
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
@@ -14,6 +13,7 @@
 
 #include "app/commands.hpp"
 #include "softgrad/errors.hpp"
+#include "solvers/loadable_module.hpp"
 
 #ifndef SOFTGRAD_RENDER_PYTHON
 #define SOFTGRAD_RENDER_PYTHON "/usr/bin/python3"
@@ -28,10 +28,7 @@ namespace fs = std::filesystem;
 // package (site-packages/softgrad/libsoftgrad.so.0), the build tree in build/lib beside
 // build/python, a CMake install in lib/ beside lib/pythonX.Y/dist-packages.
 fs::path package_parent() {
-  Dl_info info{};
-  if (!dladdr(reinterpret_cast<void*>(&package_parent), &info) || !info.dli_fname)
-    throw InputError("render: cannot tell where libsoftgrad is");
-  const fs::path lib_dir = fs::weakly_canonical(fs::path(info.dli_fname)).parent_path();
+  const fs::path lib_dir = detail::module_dir();  // libsoftgrad's folder, as for its modules
   std::vector<fs::path> candidates = {lib_dir.parent_path(), lib_dir.parent_path() / "python"};
   std::error_code ec;
   for (const auto& entry : fs::directory_iterator(lib_dir, ec))
