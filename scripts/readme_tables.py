@@ -746,14 +746,20 @@ def startup():
     ms = lambda key: f"{s[key]['median_s'] * 1000:.0f} ms"
     rows = [f"Measured on {s['cpu']} ({s['cores']} cores) by `benchmarks/startup.py` "
             "(medians):", ""]
-    if setup:
-        total = setup["packages_seconds"] + setup["build_and_install_seconds"]
-        packages = (f"{setup['packages_installed']} Debian packages installed in "
-                    f"{setup['packages_seconds'] / 60:.1f} min" if setup["packages_installed"]
-                    else "the Debian packages already installed")
-        rows.append(f"- set-up, `bash scripts/setup.sh`: {total / 60:.1f} min ({packages}; "
-                    f"build and `pip install` {setup['build_and_install_seconds'] / 60:.1f} min; "
-                    f"target {t['setup_s'] / 60:.0f} min with the packages)")
+    if setup and setup["packages_installed"]:
+        total = setup.get("total_seconds",
+                          setup["packages_seconds"] + setup["build_and_install_seconds"])
+        rows.append(f"- set-up from a fresh machine, `bash scripts/setup.sh`: "
+                    f"{total / 60:.1f} min ({setup['packages_installed']} Debian packages; "
+                    f"{setup['packages_seconds']:.0f} s installing those the build needs, then "
+                    f"build and `pip install` {setup['build_and_install_seconds']:.0f} s with "
+                    f"matplotlib and meshio installing beside it, "
+                    f"{setup.get('render_packages_wait_seconds', 0):.0f} s waiting for them "
+                    f"after it; target {t['setup_s'] / 60:.0f} min)")
+    elif setup:
+        rows.append(f"- set-up, `bash scripts/setup.sh`: build and `pip install` "
+                    f"{setup['build_and_install_seconds'] / 60:.1f} min (the Debian packages "
+                    f"were already installed; target {t['setup_s'] / 60:.0f} min with them)")
     help_line = (f"- `softgrad --help`: {ms('help')}, {s['help']['max_rss_mib']:.0f} MiB "
                  f"(target {t['help_s'] * 1000:.0f} ms, {t['help_mib']} MiB)")
     if "help_console_script" in s:

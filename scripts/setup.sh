@@ -16,49 +16,71 @@ start=$(ms)
 # (mpirun). libtet1.5-dev: TetGen, to fill surface meshes (.obj, .off, .stl) with tetrahedra
 # (AGPL-3, built into a module of its own; -DSOFTGRAD_WITH_TETGEN=OFF builds without it).
 # libhypre-dev: hypre's algebraic multigrid (BoomerAMG) for the linear solver "amg" on big meshes.
-packages=(cmake g++ make libeigen3-dev libsuitesparse-dev libceres-dev nlohmann-json3-dev
+# ninja-build: compiles the library's parts side by side (cmake/pip_backend.py).
+packages=(cmake g++ ninja-build libeigen3-dev libsuitesparse-dev libceres-dev nlohmann-json3-dev
           libcli11-dev zlib1g-dev libopenblas0-openmp libopenmpi-dev openmpi-bin libtet1.5-dev
           libhypre-dev)
-# The Python package (pybind11) for Debian's /usr/bin/python3 and its venv; matplotlib and VTK
-# draw `softgrad render`'s pictures. Without their recommendations (a GUI stack nobody needs).
-python_packages=(pybind11-dev python3-dev python3-venv python3-numpy python3-matplotlib
-                 python3-vtk9)
+# The Python package (pybind11) for Debian's /usr/bin/python3 and its venv; NumPy is a
+# requirement pip checks before it builds.
+python_packages=(pybind11-dev python3-dev python3-venv python3-numpy)
+# What `softgrad render` draws with (meshio reads the frames, matplotlib paints them). Nothing
+# compiles against them, so they install in the background while the library compiles: about
+# half of a fresh machine's packages (matplotlib brings SciPy, SymPy and Boost's headers).
+render_packages=(python3-matplotlib python3-meshio)
 missing() {
   for p in "$@"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || echo "$p"
   done
 }
-mapfile -t missing_packages < <(missing "${packages[@]}")
-mapfile -t missing_python < <(missing "${python_packages[@]}")
-n_installed=$((${#missing_packages[@]} + ${#missing_python[@]}))
+mapfile -t missing_packages < <(missing "${packages[@]}" "${python_packages[@]}")
+mapfile -t missing_render < <(missing "${render_packages[@]}")
+n_installed=$((${#missing_packages[@]} + ${#missing_render[@]}))
+export DEBIAN_FRONTEND=noninteractive
+# Without recommendations: they add a GUI stack, GraphBLAS and Fortran coarrays, none used.
+install() { apt-get install -y -qq --no-install-recommends "$@"; }
 if ((n_installed)); then
   echo "setup: installing ${n_installed} Debian packages"
-  export DEBIAN_FRONTEND=noninteractive
   apt-get update -qq
-  if ((${#missing_packages[@]})); then apt-get install -y -qq "${missing_packages[@]}" >/dev/null; fi
-  if ((${#missing_python[@]})); then
-    apt-get install -y -qq --no-install-recommends "${missing_python[@]}" >/dev/null
-  fi
 fi
+((${#missing_packages[@]} == 0)) || install "${missing_packages[@]}" >/dev/null
 packages_done=$(ms)
+mkdir -p build
+render_pid=
+# Never leave apt running behind an interrupted or failed set-up (dpkg would stay locked).
+trap '[ -z "$render_pid" ] || wait "$render_pid" 2>/dev/null || true' EXIT
+if ((${#missing_render[@]})); then
+  install "${missing_render[@]}" >build/setup_render_packages.log 2>&1 &
+  render_pid=$!
+fi
 
-# The venv sees Debian's NumPy, PyTorch and VTK (--system-site-packages); pip installs softgrad
-# into it without a package index (--no-build-isolation: the build backend needs only CMake).
+# The venv sees Debian's NumPy, PyTorch and matplotlib (--system-site-packages); pip installs
+# softgrad into it without a package index (--no-build-isolation: the build backend needs only
+# CMake).
 [ -x .venv/bin/python ] || /usr/bin/python3 -m venv --system-site-packages .venv
 # --verbose shows the compile as it goes (it takes minutes on two cores).
 .venv/bin/python -m pip install --no-build-isolation --no-index --disable-pip-version-check \
   --verbose .
+build_done=$(ms)
+if [ -n "$render_pid" ] && ! wait "$render_pid"; then
+  echo "setup: installing ${missing_render[*]} failed (build/setup_render_packages.log):" >&2
+  tail -5 build/setup_render_packages.log >&2
+  exit 1
+fi
 .venv/bin/softgrad --version >/dev/null  # fails here, not later, if the install is broken
 done_at=$(ms)
 
 seconds() { printf '%d.%03d' $(($1 / 1000)) $(($1 % 1000)); }
 packages_s=$(seconds $((packages_done - start)))
-build_s=$(seconds $((done_at - packages_done)))
-mkdir -p build
+build_s=$(seconds $((build_done - packages_done)))
+wait_s=$(seconds $((done_at - build_done)))
+total_s=$(seconds $((done_at - start)))
 cat > build/setup_times.json <<JSON
 {"packages_installed": ${n_installed}, "packages_seconds": ${packages_s},
- "build_and_install_seconds": ${build_s}, "cores": $(nproc)}
+ "build_and_install_seconds": ${build_s}, "render_packages_wait_seconds": ${wait_s},
+ "total_seconds": ${total_s}, "cores": $(nproc)}
 JSON
-printf 'setup: done in %.0f s (%d packages installed in %.0f s; build and pip install %.0f s, %d cores).\n' \
-  "$(seconds $((done_at - start)))" "$n_installed" "$packages_s" "$build_s" "$(nproc)"
+printf 'setup: done in %.0f s (%d packages; %.0f s installing them before the build; build and\n' \
+  "$total_s" "$n_installed" "$packages_s"
+printf '  pip install %.0f s, matplotlib and meshio installing beside it; %d cores).\n' \
+  "$build_s" "$(nproc)"
 echo "setup: activate the environment with '. .venv/bin/activate'; then 'softgrad --help'."

@@ -14,9 +14,9 @@ their elements' edges; rigid bodies (the frames' second part) in grey; the scene
 scene file that summary.json names, when it can still be read. The camera is fixed and frames
 every frame of the run, so that pictures of different frames line up.
 
-VTK reads the frames (python3-vtk9); matplotlib (Agg, no display needed) paints them: the
-surface's triangles are projected orthographically, sorted back to front and drawn as one
-PolyCollection. Debian's VTK renders only through an X server, so it does not draw here. PIL
+meshio reads the frames (python3-meshio: 2 MB, where VTK would add 85 packages to the set-up);
+matplotlib (Agg, no display needed) paints them: the surface's triangles are projected
+orthographically, sorted back to front and drawn as one PolyCollection. PIL
 writes the GIF, ffmpeg the MP4. This module does not need the softgrad extension: it also runs
 as ``python3 python/softgrad/render.py``.
 """
@@ -50,7 +50,6 @@ _RIGID_COLOUR = "#8d9296"
 _OBSTACLE_COLOUR = "#b9b4ab"
 _FLOOR_COLOURS = ("#dedbd5", "#cfcbc3")
 _BACKGROUND = "#ffffff"
-_VTK_TRIANGLE, _VTK_TETRA = 5, 10
 
 
 class RenderError(ValueError):
@@ -132,43 +131,34 @@ def _read_json(path: Path) -> dict:
 
 
 def _read_vtu(path: Path):
-    """Points (n, 3), cells (m, k), cell type and the point and cell data of one .vtu."""
-    from vtkmodules.util.misc import calldata_type
-    from vtkmodules.util.numpy_support import vtk_to_numpy
-    from vtkmodules.vtkCommonCore import VTK_STRING, vtkCommand, vtkLogger
-    from vtkmodules.vtkIOXML import vtkXMLUnstructuredGridReader
+    """Points (n, 3), cells (m, k) and the point and cell data of one .vtu (read by meshio)."""
+    import meshio
 
     if not path.is_file():
         raise RenderError(f"frame file '{path}' is missing")
-    errors = []
-    reader = vtkXMLUnstructuredGridReader()
-    reader.SetFileName(str(path))
-    observer = calldata_type(VTK_STRING)(lambda obj, event, text=None: errors.append(text or ""))
-    reader.AddObserver(vtkCommand.ErrorEvent, observer)
-    verbosity = vtkLogger.GetCurrentVerbosityCutoff()
-    vtkLogger.SetStderrVerbosity(vtkLogger.VERBOSITY_OFF)  # VTK's own report would be noise
     try:
-        reader.Update()
-    finally:
-        vtkLogger.SetStderrVerbosity(verbosity)
-    grid = reader.GetOutput()
-    if errors or grid is None or grid.GetNumberOfPoints() == 0 or grid.GetPoints() is None:
-        why = errors[0].strip().splitlines()[-1] if errors else "no points"
-        why = why.split("): ", 1)[-1].strip()
-        raise RenderError(f"cannot read frame '{path}': {why}")
-    points = vtk_to_numpy(grid.GetPoints().GetData()).astype(np.float64).reshape(-1, 3)
-    types = vtk_to_numpy(grid.GetCellTypesArray())
-    if types.size == 0 or np.any(types != types[0]) or types[0] not in (_VTK_TRIANGLE, _VTK_TETRA):
+        # The VTU reader itself: meshio.read() prints its failures and exits the interpreter.
+        mesh = meshio.vtu.read(str(path))
+    # A damaged file fails in the XML parser, zlib, NumPy or meshio itself, each with its own
+    # exception; any of them means the same here.
+    except Exception as e:  # noqa: BLE001
+        why = str(e).strip().splitlines()[-1] if str(e).strip() else "not a readable VTU file"
+        raise RenderError(f"cannot read frame '{path}': {why}") from None
+    kinds = {block.type for block in mesh.cells}
+    if len(mesh.points) == 0:
+        raise RenderError(f"cannot read frame '{path}': no points")
+    if len(kinds) != 1 or not kinds <= {"triangle", "tetra"}:
         raise RenderError(f"cannot read frame '{path}': expected only triangles or tetrahedra")
-    arity = 3 if types[0] == _VTK_TRIANGLE else 4
-    cells = vtk_to_numpy(grid.GetCells().GetConnectivityArray()).astype(np.int64)
-    cells = cells.reshape(-1, arity)
-
-    def arrays(data):
-        return {data.GetArrayName(i): vtk_to_numpy(data.GetArray(i)).astype(np.float64)
-                for i in range(data.GetNumberOfArrays())}
-
-    return points, cells, arrays(grid.GetPointData()), arrays(grid.GetCellData())
+    points = np.asarray(mesh.points, dtype=np.float64)
+    if points.shape[1] < 3:
+        points = np.hstack([points, np.zeros((len(points), 3 - points.shape[1]))])
+    cells = np.concatenate([block.data for block in mesh.cells]).astype(np.int64)
+    if cells.size and (cells.min() < 0 or cells.max() >= len(points)):
+        raise RenderError(f"cannot read frame '{path}': a cell names a point that does not exist")
+    point_data = {k: np.asarray(v, dtype=np.float64) for k, v in mesh.point_data.items()}
+    cell_data = {k: np.concatenate([np.asarray(b, dtype=np.float64) for b in v])
+                 for k, v in mesh.cell_data.items()}
+    return points, cells, point_data, cell_data
 
 
 def _scalar(values: np.ndarray) -> np.ndarray:

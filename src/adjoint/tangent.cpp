@@ -46,12 +46,11 @@ std::vector<Direction> directions(const Model& model, const ParameterSet& params
 void initial_sensitivities(const Model& model, const ParameterSet& params,
                            const std::vector<Direction>& dirs, const State& initial,
                            Eigen::MatrixXd& S, Eigen::MatrixXd& W) {
-  using Source = ParameterSet::Source;
   for (size_t j = 0; j < dirs.size(); ++j) {
     const Direction& d = dirs[j];
-    if (d.source == Source::InitialPosition) S(d.index, j) = 1.0;
-    if (d.source == Source::InitialVelocity) W(d.index, j) = 1.0;
-    if (d.source != Source::RigidVelocity) continue;
+    if (d.source == ParameterSet::Source::InitialPosition) S(d.index, j) = 1.0;
+    if (d.source == ParameterSet::Source::InitialVelocity) W(d.index, j) = 1.0;
+    if (d.source != ParameterSet::Source::RigidVelocity) continue;
     const RigidBody& body = model.rigid_bodies[d.block->body];
     const Eigen::Vector3d e = Eigen::Vector3d::Unit(d.index);
     if (!d.block->angular) {
@@ -62,9 +61,9 @@ void initial_sensitivities(const Model& model, const ParameterSet& params,
       W.block<3, 1>(body.dof(3 + 3 * i), j) = e.cross(initial.x.segment<3>(body.dof(3 + 3 * i)));
   }
   for (const auto& x0 : params.blocks()) {
-    if (x0.source != Source::InitialPosition) continue;
+    if (x0.source != ParameterSet::Source::InitialPosition) continue;
     for (const auto& b : params.blocks()) {
-      if (b.source != Source::RigidVelocity || !b.angular) continue;
+      if (b.source != ParameterSet::Source::RigidVelocity || !b.angular) continue;
       const RigidBody& body = model.rigid_bodies[b.body];
       const Eigen::Vector3d omega = body.angular_velocity(initial.x, initial.v);
       for (int i = 0; i < 3; ++i)

@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <sstream>
 
+#include "core/elapsed.hpp"
 #include "softgrad/config.hpp"
 #include "softgrad/errors.hpp"
 
@@ -13,10 +14,6 @@ namespace softgrad::app {
 namespace {
 
 using json = nlohmann::ordered_json;
-
-double seconds_since(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-}
 
 // The parameter names: --params, else the scene's.
 std::vector<std::string> selected_names(const GradientArgs& args, const Scene& scene) {

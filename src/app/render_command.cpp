@@ -1,6 +1,7 @@
 // `softgrad render OUT_DIR [...]`: pictures of a run, drawn by the Python package's renderer
-// (softgrad.render: VTK reads the frames, matplotlib draws them). This command finds the package
-// beside the library that runs it and hands the arguments to it in a Python process of its own.
+// (softgrad.render: meshio reads the frames, matplotlib draws them). This command finds the
+// package beside the library that runs it and hands the arguments to it in a Python process of
+// its own.
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>

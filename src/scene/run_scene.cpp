@@ -7,6 +7,7 @@
 #include <optional>
 #include <utility>
 
+#include "../core/elapsed.hpp"
 #include "softgrad/errors.hpp"
 #include "softgrad/frame_writer.hpp"
 #include "softgrad/locomotion.hpp"
@@ -17,10 +18,6 @@ namespace softgrad {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-double seconds_since(Clock::time_point start) {
-  return std::chrono::duration<double>(Clock::now() - start).count();
-}
 
 // The step loop: the library's rollout step (the scene's controller, where the scene has one,
 // for the steps its muscles hold activations for); a static scene's step is the equilibrium at

@@ -10,7 +10,6 @@ using enum KeyType;
 constexpr Range kClosed2To3{2.0, 3.0, true, true};
 constexpr Range kUnitOpen{0.0, 1.0, false, false};
 constexpr Range kUnitInterval{0.0, 1.0, true, false};  // [0, 1)
-constexpr Range kAtLeastOne{1.0, kInf, true, false};
 
 // Top level.
 constexpr KeySpec kTopKeys[] = {

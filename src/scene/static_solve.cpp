@@ -7,6 +7,7 @@
 #include <cmath>
 #include <optional>
 
+#include "../core/elapsed.hpp"
 #include "softgrad/errors.hpp"
 #include "softgrad/frame_writer.hpp"
 #include "summary.hpp"
@@ -15,10 +16,6 @@ namespace softgrad {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-double seconds_since(Clock::time_point start) {
-  return std::chrono::duration<double>(Clock::now() - start).count();
-}
 
 // max over vertices of |x_i - X_i|.
 double max_displacement(const Model& model, const Eigen::VectorXd& x) {

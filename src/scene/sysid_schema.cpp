@@ -7,7 +7,6 @@ namespace {
 
 using enum KeyType;
 
-constexpr Range kAtLeastOne{1.0, kInf, true, false};
 constexpr Range kAtLeastTwo{2.0, kInf, true, false};
 
 constexpr KeySpec kContactKeys[] = {

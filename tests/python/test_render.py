@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 pytest.importorskip("matplotlib", reason="python3-matplotlib is not installed")
-pytest.importorskip("vtkmodules", reason="python3-vtk9 is not installed (scripts/setup.sh does)")
+pytest.importorskip("meshio", reason="python3-meshio is not installed (scripts/setup.sh does)")
 Image = pytest.importorskip("PIL.Image", reason="python3-pil is not installed")
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
