@@ -69,9 +69,15 @@ template <class T, class P>
 T coordinate_difference(const JointGeometry& g, const T& q, const P& r) {
   T d = q - r;
   if (g.type != JointType::Hinge) return d;
-  constexpr double kTwoPi = 2.0 * std::numbers::pi;
-  while (ad::value_of(d) > std::numbers::pi) d = d - kTwoPi;
-  while (ad::value_of(d) <= -std::numbers::pi) d = d + kTwoPi;
+  constexpr double kPi = std::numbers::pi, kTwoPi = 2.0 * std::numbers::pi;
+  const double v = ad::value_of(d);
+  if (!std::isfinite(v)) return d;  // the step's finiteness check reports it
+  // A target many turns away (up to 1e300 rad) is brought within a turn in one shift; turning
+  // by 2 pi at a time took a step forever. Within two turns, the turns below give the same
+  // bits as always.
+  if (std::abs(v) > 2.0 * kTwoPi) d = d - (v - std::remainder(v, kTwoPi));
+  for (int turn = 0; turn < 2 && ad::value_of(d) > kPi; ++turn) d = d - kTwoPi;
+  for (int turn = 0; turn < 2 && ad::value_of(d) <= -kPi; ++turn) d = d + kTwoPi;
   return d;
 }
 

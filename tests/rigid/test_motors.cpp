@@ -4,6 +4,7 @@
 #include <doctest/doctest.h>
 
 #include <cmath>
+#include <limits>
 #include <numbers>
 
 #include "softgrad/errors.hpp"
@@ -62,6 +63,38 @@ TEST_CASE("rigid/motors: a position servo settles on its target") {
   State s = sim.rest_state();
   for (int n = 0; n < 1200; ++n) REQUIRE(sim.step(s).converged());
   CHECK(joint_coordinate(*model, 0, s.x) == doctest::Approx(0.7).epsilon(1e-6));
+}
+
+TEST_CASE("rigid/motors: a position target a thousand turns away settles on the same angle") {
+  double I = 0.0;
+  const double turns = 1e3 * 2.0 * std::numbers::pi;
+  auto model = wheel(motor(MotorMode::Position, 0.5, 0.2, 0.7 + turns), 1200, I);
+  Simulator sim(model, rigid_options(5e-3));
+  State s = sim.rest_state();
+  for (int n = 0; n < 1200; ++n) REQUIRE(sim.step(s).converged());
+  // 0.7 + 2 pi 1e3 is represented to ~1e-12 rad.
+  CHECK(joint_coordinate(*model, 0, s.x) == doctest::Approx(0.7).epsilon(1e-6));
+}
+
+TEST_CASE("rigid/motors: a target of 1e300 rad ends every step; an infinite one is refused") {
+  for (const double target : {1e300, -1e300}) {
+    CAPTURE(target);
+    double I = 0.0;
+    auto model = wheel(motor(MotorMode::Position, 0.5, 0.2, target), 3, I);
+    Simulator sim(model, rigid_options(5e-3));
+    State s = sim.rest_state();
+    // Before, wrapping the angle 2 pi at a time never ended; now each step returns, and the
+    // state stays finite (1e300 is some angle within a turn) or the step says it failed.
+    for (int n = 0; n < 3; ++n) {
+      const bool converged = sim.step(s).converged();
+      CHECK((!converged || std::isfinite(joint_coordinate(*model, 0, s.x))));
+      if (!converged) break;
+    }
+  }
+  double I = 0.0;
+  CHECK_THROWS_AS(
+      wheel(motor(MotorMode::Position, 0.5, 0.2, std::numeric_limits<double>::infinity()), 3, I),
+      InputError);
 }
 
 TEST_CASE("rigid/motors: gravity pulls a servo-held arm off its target by its torque / kp") {
