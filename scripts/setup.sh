@@ -39,19 +39,19 @@ installed_count() { dpkg-query -W -f='${db:Status-Abbrev}\n' | grep -c '^ii'; }
 installed_before=$(installed_count)
 export DEBIAN_FRONTEND=noninteractive
 # Without recommendations: they add a GUI stack, GraphBLAS and Fortran coarrays, none used.
-install() { apt-get install -y -qq --no-install-recommends "$@"; }
+apt_install() { apt-get install -y -qq --no-install-recommends "$@"; }
 if ((n_installed)); then
   echo "setup: installing ${n_installed} Debian packages and what they depend on"
   apt-get update -qq
 fi
-((${#missing_packages[@]} == 0)) || install "${missing_packages[@]}" >/dev/null
+((${#missing_packages[@]} == 0)) || apt_install "${missing_packages[@]}" >/dev/null
 packages_done=$(ms)
 mkdir -p build
 render_pid=
 # Never leave apt running behind an interrupted or failed set-up (dpkg would stay locked).
 trap '[ -z "$render_pid" ] || wait "$render_pid" 2>/dev/null || true' EXIT
 if ((${#missing_render[@]})); then
-  install "${missing_render[@]}" >build/setup_render_packages.log 2>&1 &
+  apt_install "${missing_render[@]}" >build/setup_render_packages.log 2>&1 &
   render_pid=$!
 fi
 
