@@ -76,7 +76,7 @@ TEST_CASE("rigid/motors: a position target a thousand turns away settles on the 
   CHECK(joint_coordinate(*model, 0, s.x) == doctest::Approx(0.7).epsilon(1e-6));
 }
 
-TEST_CASE("rigid/motors: a target of 1e300 rad ends every step; an infinite one is refused") {
+TEST_CASE("rigid/motors: a target of 1e300 rad ends every step, an infinite one is refused") {
   for (const double target : {1e300, -1e300}) {
     CAPTURE(target);
     double I = 0.0;
