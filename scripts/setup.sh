@@ -34,14 +34,14 @@ missing() {
 }
 mapfile -t missing_packages < <(missing "${packages[@]}" "${python_packages[@]}")
 mapfile -t missing_render < <(missing "${render_packages[@]}")
-n_installed=$((${#missing_packages[@]} + ${#missing_render[@]}))
+n_missing=$((${#missing_packages[@]} + ${#missing_render[@]}))
 installed_count() { dpkg-query -W -f='${db:Status-Abbrev}\n' | grep -c '^ii'; }
 installed_before=$(installed_count)
 export DEBIAN_FRONTEND=noninteractive
 # Without recommendations: they add a GUI stack, GraphBLAS and Fortran coarrays, none used.
 apt_install() { apt-get install -y -qq --no-install-recommends "$@"; }
-if ((n_installed)); then
-  echo "setup: installing ${n_installed} Debian packages and what they depend on"
+if ((n_missing)); then
+  echo "setup: installing ${n_missing} Debian packages and what they depend on"
   apt-get update -qq
 fi
 ((${#missing_packages[@]} == 0)) || apt_install "${missing_packages[@]}" >/dev/null
@@ -71,7 +71,7 @@ fi
 .venv/bin/softgrad --version >/dev/null  # fails here, not later, if the install is broken
 done_at=$(ms)
 
-n_installed=$(($(installed_count) - installed_before))  # with what they depend on
+n_installed=$(($(installed_count) - installed_before))  # the names missing and their dependencies
 seconds() { printf '%d.%03d' $(($1 / 1000)) $(($1 % 1000)); }
 packages_s=$(seconds $((packages_done - start)))
 build_s=$(seconds $((build_done - packages_done)))
