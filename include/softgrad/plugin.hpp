@@ -1,6 +1,8 @@
 /// @file plugin.hpp
 /// User materials for the command line: a shared library that registers them, loaded with
-/// `softgrad <command> --plugin FILE` or a scene's "plugins" list. A plugin is one source file:
+/// `softgrad <command> --plugin FILE`, `softgrad.load_plugin(FILE)` in Python, or a scene's
+/// "plugins" list where the user allows it (ScenePlugins in scene.hpp). A plugin is one source
+/// file:
 ///
 ///   #include "softgrad/plugin.hpp"
 ///   struct MyMaterial { ... };  // a density psi(F), as in hyperelastic_model.hpp
@@ -36,10 +38,18 @@ namespace softgrad {
 /// Loads the plugin `file` and runs its registration, once per file (a second call with the
 /// same file does nothing and returns no names). Returns the names of the materials it
 /// registered. The library stays loaded until the program ends (its materials live in it).
-/// @throws InputError naming the file when it does not exist, cannot be loaded (with the
-/// loader's reason, e.g. a symbol this program does not have), is not a softgrad plugin (no
-/// SOFTGRAD_PLUGIN), was built with another softgrad version, or registers a material under
-/// the name of one that is already registered (built in or from another plugin).
+/// Before the loader runs any of the file's code (its constructors run when it is opened), the
+/// file must be a regular file that no other user can have written (owned by this user or root,
+/// not writable by everyone, nor by a group when another user owns it) and an ELF shared library
+/// for this machine whose dynamic symbols include SOFTGRAD_PLUGIN's entry points.
+/// @throws InputError naming the file when it does not exist, is a folder or another user's,
+/// is writable by others, is not such a library, cannot be loaded (with the loader's reason,
+/// e.g. a symbol this program does not have), was built with another softgrad version, or
+/// registers a material under the name of one that is already registered (built in or from
+/// another plugin).
 std::vector<std::string> load_plugin(const std::filesystem::path& file);
+
+/// Whether load_plugin has loaded `file` (the same file by any path).
+bool plugin_loaded(const std::filesystem::path& file);
 
 }  // namespace softgrad

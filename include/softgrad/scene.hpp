@@ -102,13 +102,27 @@ struct Scene {
   Rollout rollout(const Simulator& sim) const;
 };
 
+/// What a scene's "plugins" list may do. A scene file is data that people exchange: by default
+/// it runs no code, and every library it names must already be loaded by the user (`--plugin`,
+/// `softgrad.load_plugin`). Load is the user's opt-in (`--allow-scene-plugins`,
+/// `softgrad.load(..., allow_plugins=True)`): the scene loads them, with a notice naming each.
+enum class ScenePlugins { MustBeLoaded, Load };
+
+/// The policy of the load_scene and parse_scene calls that name none; the command line sets it
+/// from --allow-scene-plugins before its command runs. Default: MustBeLoaded.
+void set_default_scene_plugins(ScenePlugins plugins);
+ScenePlugins default_scene_plugins();
+
 /// Reads and validates a scene file. Relative mesh paths resolve against the file's folder.
 /// @throws InputError for a missing file, malformed JSON (with line and column), unknown keys,
-///         wrong types, values out of range, missing meshes, bad regions.
-Scene load_scene(const std::filesystem::path& file);
+///         wrong types, values out of range, missing meshes, bad regions, a plugin that is not
+///         loaded when `plugins` is MustBeLoaded.
+Scene load_scene(const std::filesystem::path& file,
+                 ScenePlugins plugins = default_scene_plugins());
 
 /// The same from a JSON string; `origin` names it in messages and is the base for relative paths.
-Scene parse_scene(const std::string& json_text, const std::filesystem::path& origin);
+Scene parse_scene(const std::string& json_text, const std::filesystem::path& origin,
+                  ScenePlugins plugins = default_scene_plugins());
 
 /// Human-readable reference of every scene key (types, units, ranges, defaults).
 std::string scene_reference();

@@ -7,6 +7,7 @@
 #include "softgrad/config.hpp"
 #include "softgrad/errors.hpp"
 #include "softgrad/material_model.hpp"
+#include "softgrad/plugin.hpp"
 #include "softgrad/scene.hpp"
 
 namespace py = pybind11;
@@ -52,6 +53,17 @@ PYBIND11_MODULE(_softgrad, m) {
         return out;
       },
       "The material models with their parameters (what `softgrad materials` prints).");
+  m.def(
+      "load_plugin",
+      [](const std::string& path) {
+        py::gil_scoped_release unlocked;  // its constructors and registration may take time
+        return load_plugin(path);
+      },
+      py::arg("path"),
+      "Loads a material plugin (a shared library built with softgrad_add_plugin, see "
+      "examples/plugin) and returns the names of the materials it registered; a second call "
+      "with the same file does nothing. Refused, before any of its code runs, when the file is "
+      "writable by other users or another user's, or is not a softgrad plugin.");
   m.def("scene_reference", &scene_reference,
         "Every scene key with its type, unit, range, default and meaning (`softgrad scene-help`).");
 }

@@ -21,6 +21,10 @@
 namespace softgrad::python {
 namespace {
 
+ScenePlugins scene_plugins(bool allow) {
+  return allow ? ScenePlugins::Load : ScenePlugins::MustBeLoaded;
+}
+
 SceneRef make_scene(Scene scene) {
   auto p = std::make_shared<PyScene>();
   p->scene = std::make_shared<const Scene>(std::move(scene));
@@ -141,15 +145,21 @@ void bind_scene(py::module_& m) {
   if (!gradient_warning()) throw py::error_already_set();
   m.attr("GradientWarning") = gradient_warning();
   py::class_<PyScene, SceneRef>(m, "Scene", "A scene loaded from a file: its model is fixed.")
-      .def(py::init([](const std::string& path) { return make_scene(load_scene(path)); }),
-           py::arg("path"))
+      .def(py::init([](const std::string& path, bool allow_plugins) {
+             return make_scene(load_scene(path, scene_plugins(allow_plugins)));
+           }),
+           py::arg("path"), py::arg("allow_plugins") = false,
+           "A scene from its file. Its \"plugins\" must be loaded already "
+           "(softgrad.load_plugin) unless allow_plugins lets the scene load them (code: only "
+           "for scenes you trust).")
       .def_static(
           "from_json",
-          [](const std::string& text, const std::string& origin) {
-            return make_scene(parse_scene(text, origin));
+          [](const std::string& text, const std::string& origin, bool allow_plugins) {
+            return make_scene(parse_scene(text, origin, scene_plugins(allow_plugins)));
           },
-          py::arg("text"), py::arg("origin") = "<json>",
-          "A scene from JSON text; relative mesh paths resolve against origin's folder.")
+          py::arg("text"), py::arg("origin") = "<json>", py::arg("allow_plugins") = false,
+          "A scene from JSON text; relative mesh paths resolve against origin's folder. "
+          "allow_plugins as for Scene(path).")
       .def_property_readonly("name", [](const PyScene& s) { return s.scene->name; })
       .def_property_readonly("dim", &PyScene::dim)
       .def_property_readonly("n_vertices", &PyScene::n)

@@ -35,18 +35,22 @@ from ._softgrad import (  # noqa: F401
     Scene,
     Trajectory,
     __version__,
+    load_plugin,
     materials,
     scene_reference,
 )
 
 
-def load(scene, origin=None):
+def load(scene, origin=None, allow_plugins=False):
     """A Scene from a file path, or from a dict (relative mesh paths against `origin`'s folder,
-    default the working directory)."""
+    default the working directory). The plugins a scene names must be loaded first with
+    `load_plugin`, unless `allow_plugins` lets the scene load them (a plugin is code: allow it
+    only for scenes you trust)."""
     if isinstance(scene, dict):
-        return Scene.from_json(_json.dumps(scene), origin or _os.path.join(_os.getcwd(), "<dict>"))
+        return Scene.from_json(_json.dumps(scene), origin or _os.path.join(_os.getcwd(), "<dict>"),
+                               allow_plugins)
     if isinstance(scene, (str, _os.PathLike)):
-        return Scene(_os.fspath(scene))
+        return Scene(_os.fspath(scene), allow_plugins)
     raise TypeError(f"softgrad.load: expected a path or a dict, got {type(scene).__name__}")
 
 

@@ -11,6 +11,7 @@
 #include "softgrad/config.hpp"
 #include "softgrad/errors.hpp"
 #include "softgrad/plugin.hpp"
+#include "softgrad/scene.hpp"
 
 namespace softgrad::app {
 namespace {
@@ -62,6 +63,10 @@ int run_cli(const std::vector<std::string>& args, const Console& c) {
     program.add_option("--plugin", plugins,
                        "Load a material plugin (a shared library, see examples/plugin) first; "
                        "may be repeated");
+    bool allow_scene_plugins = false;
+    program.add_flag("--allow-scene-plugins", allow_scene_plugins,
+                     "Let a scene's \"plugins\" list load the libraries it names (code: only for "
+                     "scenes you trust); without it they must be loaded with --plugin");
     program.failure_message(usage_error);
     program.footer("Run 'softgrad <command> --help' for the options of a command.\n");
     const std::vector<Command> commands = {
@@ -78,6 +83,12 @@ int run_cli(const std::vector<std::string>& args, const Console& c) {
     const Command* chosen = parse(program, commands, args, c, code);
     if (!chosen) return code;
     for (const std::string& plugin : plugins) load_plugin(plugin);
+    // For this command only: a program (the tests) may run several commands.
+    struct RestorePolicy {
+      ScenePlugins before = default_scene_plugins();
+      ~RestorePolicy() { set_default_scene_plugins(before); }
+    } restore;
+    if (allow_scene_plugins) set_default_scene_plugins(ScenePlugins::Load);
     return chosen->execute(c);
   } catch (const InputError& e) {
     c.err << "softgrad: error: " << e.what() << std::endl;

@@ -1,5 +1,7 @@
 #include "softgrad/frame_writer.hpp"
 
+#include <unistd.h>
+
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -8,6 +10,7 @@
 
 #include "element_fields.hpp"
 #include "softgrad/errors.hpp"
+#include "text_output.hpp"
 
 namespace softgrad {
 namespace {
@@ -85,12 +88,13 @@ void create_output_directory(const std::filesystem::path& directory) {
                      "; choose another one with --out");
   }
   // A probe file: a read-only file system or a folder without write permission shows here.
-  const std::string probe = (directory / ".softgrad-write-check.tmp").string();
-  std::FILE* f = std::fopen(probe.c_str(), "wb");
-  if (!f)
+  // Its name is unique and it is created exclusively, so a planted link is never opened.
+  std::string probe;
+  const int fd = detail::create_unique_file(directory, "softgrad-write-check", probe);
+  if (fd < 0)
     throw InputError("cannot write into the output directory '" + directory.string() +
                      "': " + std::strerror(errno) + "; choose another one with --out");
-  std::fclose(f);
+  ::close(fd);
   std::remove(probe.c_str());
 }
 

@@ -1,9 +1,15 @@
 #include "text_output.hpp"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <cerrno>
 #include <charconv>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
+#include <fstream>
 
 #include "softgrad/errors.hpp"
 
@@ -31,21 +37,52 @@ bool is_xml_attribute_safe(std::string_view name) {
   return !name.empty() && name.find_first_of("<>&\"'") == std::string_view::npos;
 }
 
+namespace {
+
+/// The process's file-creation mask, read without changing it (umask() sets it, for every
+/// thread at once).
+mode_t creation_mask() {
+  static const mode_t mask = [] {
+    std::ifstream status("/proc/self/status");
+    std::string line;
+    while (std::getline(status, line))
+      if (line.rfind("Umask:", 0) == 0)
+        return static_cast<mode_t>(std::strtoul(line.c_str() + 6, nullptr, 8));
+    return static_cast<mode_t>(022);
+  }();
+  return mask;
+}
+
+}  // namespace
+
+int create_unique_file(const std::filesystem::path& folder, const std::string& stem,
+                       std::string& name) {
+  name = (folder.empty() ? std::string() : folder.string() + "/") + "." + stem + ".XXXXXX";
+  const int fd = mkostemp(name.data(), O_CLOEXEC);
+  if (fd >= 0) fchmod(fd, 0666 & ~creation_mask());  // what open(2) would have given
+  return fd;
+}
+
 void write_file_atomically(const std::string& path, std::string_view contents) {
-  const std::string tmp = path + ".tmp";
-  std::FILE* f = std::fopen(tmp.c_str(), "wb");
-  if (!f) throw InputError("cannot write '" + path + "': " + std::strerror(errno));
-  const bool written = std::fwrite(contents.data(), 1, contents.size(), f) == contents.size();
-  const int saved_errno = errno;
-  if (std::fclose(f) != 0 || !written) {
-    std::remove(tmp.c_str());
-    throw InputError("cannot write '" + path +
-                     "': " + std::strerror(written ? errno : saved_errno));
+  // A new file under a name no one can predict, created exclusively (O_EXCL): a link planted at
+  // any name in the folder is never followed, and two writers never share a temporary file.
+  // The rename then replaces whatever `path` is, a planted link included, without following it.
+  const std::filesystem::path target(path);
+  std::string tmp;
+  const int fd = create_unique_file(target.parent_path(), target.filename().string(), tmp);
+  if (fd < 0) throw InputError("cannot write '" + path + "': " + std::strerror(errno));
+  size_t done = 0;
+  int error = 0;
+  while (done < contents.size() && !error) {
+    const ssize_t n = ::write(fd, contents.data() + done, contents.size() - done);
+    if (n > 0) done += static_cast<size_t>(n);
+    else if (n < 0 && errno != EINTR) error = errno;
   }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-    const int rename_errno = errno;
+  if (::close(fd) != 0 && !error) error = errno;
+  if (!error && std::rename(tmp.c_str(), path.c_str()) != 0) error = errno;
+  if (error) {
     std::remove(tmp.c_str());
-    throw InputError("cannot write '" + path + "': " + std::strerror(rename_errno));
+    throw InputError("cannot write '" + path + "': " + std::strerror(error));
   }
 }
 

@@ -3,6 +3,7 @@
 /// half-written file.
 #pragma once
 
+#include <filesystem>
 #include <string>
 #include <string_view>
 
@@ -18,7 +19,15 @@ void append_int(std::string& out, long long v);
 /// True if `name` is non-empty and can go in an XML attribute unescaped (no < > & " ').
 bool is_xml_attribute_safe(std::string_view name);
 
-/// Writes `contents` to `path` + ".tmp" and renames it over `path`.
+/// Creates the new file `folder`/.`stem`.XXXXXX, the X's random (mkostemp: O_EXCL, so no
+/// existing file or link is opened), with the permissions open(2) would give. Returns its
+/// descriptor and sets `name`, or returns -1 with errno set.
+int create_unique_file(const std::filesystem::path& folder, const std::string& stem,
+                       std::string& name);
+
+/// Writes `contents` to a new file of a unique name beside `path` (create_unique_file) and
+/// renames it over `path`: readers never see a half-written file, and a link planted at `path`
+/// or at any temporary name is replaced or ignored, never written through.
 /// @throws InputError "cannot write '<path>': <reason>" on failure.
 void write_file_atomically(const std::string& path, std::string_view contents);
 

@@ -1,6 +1,7 @@
 // Scenes: JSON text -> validated Scene (Model, simulation options, duration, outputs).
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <cmath>
 #include <fstream>
 #include <map>
@@ -239,26 +240,44 @@ void add_loads(const ObjectReader& top, Eigen::VectorXd g, int n_steps, Model& m
   if (point_forces) add_external_forces(model, f);
 }
 
-Scene build_scene(const Json& j, const Source& src, const std::filesystem::path& origin) {
-  const ObjectReader top(src, j, "", schema::top);
-  // Plugins first: their materials are what the bodies may name.
+/// The scene's plugins, loaded where the user allows it, else checked to be loaded already.
+void scene_plugins(const ObjectReader& top, const Source& src, ScenePlugins policy) {
   for (const std::string& plugin : top.strings("plugins")) {
+    const std::filesystem::path given(plugin);
+    const std::filesystem::path file = given.is_absolute() ? given : src.dir / given;
+    if (plugin_loaded(file)) continue;
+    if (policy == ScenePlugins::MustBeLoaded)
+      top.fail("plugins",
+               "the scene names the plugin '" + file.string() +
+                   "', a shared library (code), which is not loaded. A scene file runs no code "
+                   "by itself: load the plugin with --plugin FILE (Python: "
+                   "softgrad.load_plugin(FILE)), or let scenes load theirs with "
+                   "--allow-scene-plugins (Python: softgrad.load(..., allow_plugins=True))");
+    log(LogLevel::Warn, src.name + ": loading the plugin '" + file.string() +
+                            "' that the scene names (scene plugins allowed)");
     try {
-      const std::filesystem::path file(plugin);
-      load_plugin(file.is_absolute() ? file : src.dir / file);
+      load_plugin(file);
     } catch (const InputError& e) {
       top.fail("plugins", e.what());
     }
   }
+}
+
+Scene build_scene(const Json& j, const Source& src, const std::filesystem::path& origin,
+                  ScenePlugins plugins) {
+  const ObjectReader top(src, j, "", schema::top);
+  // Plugins first: their materials are what the bodies may name.
+  scene_plugins(top, src, plugins);
   Scene scene;
   scene.name = top.has("name") ? top.string("name") : origin.stem().string();
   if (scene.name.empty() && !top.has("name")) scene.name = "scene";
   const bool control = std::any_of(scene.name.begin(), scene.name.end(),
                                    [](unsigned char c) { return c < 0x20 || c == 0x7f; });
-  if (scene.name.empty() || scene.name.find_first_of("/\\") != std::string::npos || control)
+  if (scene.name.empty() || scene.name.find_first_of("/\\") != std::string::npos || control ||
+      scene.name == "." || scene.name == "..")
     top.fail("name",
-             "the name must be non-empty without '/', '\\' or control characters (it names the "
-             "output folder and files)");
+             "the name must be non-empty without '/', '\\' or control characters, and not '.' "
+             "or '..' (it names the output folder and files)");
   const bool creature = top.has("creature");
   const int dim = creature ? detail::creature_dim(top) : top.integer("dim");
   scene.static_solve = top.string("mode") == "static";
@@ -311,9 +330,19 @@ Scene build_scene(const Json& j, const Source& src, const std::filesystem::path&
   return scene;
 }
 
+std::atomic<ScenePlugins>& scene_plugins_default() {
+  static std::atomic<ScenePlugins> policy{ScenePlugins::MustBeLoaded};
+  return policy;
+}
+
 }  // namespace
 
-Scene parse_scene(const std::string& text, const std::filesystem::path& origin) {
+void set_default_scene_plugins(ScenePlugins plugins) { scene_plugins_default() = plugins; }
+
+ScenePlugins default_scene_plugins() { return scene_plugins_default(); }
+
+Scene parse_scene(const std::string& text, const std::filesystem::path& origin,
+                  ScenePlugins plugins) {
   const Source src{origin.string(), origin.parent_path()};
   // A UTF-8 byte-order mark (some editors write one) is not part of the JSON.
   const std::string_view bom = "\xEF\xBB\xBF";
@@ -331,10 +360,10 @@ Scene parse_scene(const std::string& text, const std::filesystem::path& origin) 
     fail_overflow(src, json_text, e);
   }
   detail::check_json_structure(src, json_text);
-  return build_scene(j, src, origin);
+  return build_scene(j, src, origin, plugins);
 }
 
-Scene load_scene(const std::filesystem::path& file) {
+Scene load_scene(const std::filesystem::path& file, ScenePlugins plugins) {
   std::error_code ec;
   if (!std::filesystem::exists(file, ec))
     throw InputError(file.string() + ": scene file not found");
@@ -344,7 +373,7 @@ Scene load_scene(const std::filesystem::path& file) {
   std::ostringstream text;
   text << in.rdbuf();
   if (!in) throw InputError(file.string() + ": cannot read the scene file");
-  Scene scene = parse_scene(text.str(), file);
+  Scene scene = parse_scene(text.str(), file, plugins);
   scene.file = file;
   return scene;
 }

@@ -21,8 +21,8 @@ constexpr KeySpec kTopKeys[] = {
      {},
      "",
      "[]",
-     "material plugins (shared libraries, relative to the scene's folder) loaded before the "
-     "bodies, as with --plugin"},
+     "material plugins (shared libraries, relative to the scene's folder) the bodies need: "
+     "loaded by the user (--plugin), or by the scene with --allow-scene-plugins"},
     {"dim", Integer, "", kClosed2To3, "", "3", "2 (triangles, plane strain) or 3 (tetrahedra)"},
     {"mode",
      Choice,

@@ -61,7 +61,7 @@ TEST_CASE("app/summary: JSON files are written whole, or an InputError names the
   TempDir dir;
   write_json_file(dir.file("a.json"), {{"x", 1}, {"bad utf8", "\xff"}});
   CHECK(read_json(dir.file("a.json"))["x"] == 1);
-  CHECK_FALSE(std::filesystem::exists(dir.file("a.json.tmp")));
+  CHECK(dir.hidden_files() == 0);
   const std::string msg = input_error_of([&] {
     write_json_file(dir.file("missing/a.json"), {{"x", 1}});
   });

@@ -34,6 +34,13 @@ class TempDir {
 
   /// The path of `name` inside the folder.
   std::string file(const std::string& name) const { return (path_ / name).string(); }
+  /// How many files softgrad left behind under a hidden name (a temporary file).
+  int hidden_files() const {
+    int n = 0;
+    for (const auto& e : std::filesystem::recursive_directory_iterator(path_))
+      n += e.path().filename().string().starts_with(".");
+    return n;
+  }
 
  private:
   std::filesystem::path path_;

@@ -10,6 +10,7 @@
 #include "../../src/io/text_output.hpp"
 #include "io/io_test_support.hpp"
 #include "softgrad/errors.hpp"
+#include "softgrad/frame_writer.hpp"
 #include "softgrad/training.hpp"
 
 using namespace softgrad;
@@ -59,7 +60,29 @@ TEST_CASE("io/text_output: a write that does not fit leaves the previous file wh
     CHECK(message == "cannot write '" + path + "': File too large");
   }
   CHECK(read_all(path) == "the previous report\n");
-  CHECK_FALSE(std::filesystem::exists(path + ".tmp"));
+  CHECK(dir.hidden_files() == 0);  // no temporary file left
+}
+
+TEST_CASE("io/text_output: links planted where softgrad writes are never written through") {
+  test::TempDir dir;
+  const std::string victim = dir.file("victim.txt");
+  detail::write_file_atomically(victim, "precious\n");
+  std::filesystem::create_directory(dir.file("out"));
+  const std::string report = dir.file("out/report.json");
+  // At the file itself, and at the fixed temporary names of earlier versions.
+  for (const std::string& link : {report, report + ".tmp", dir.file("out/.report.json.tmp"),
+                                  dir.file("out/.softgrad-write-check.tmp")})
+    std::filesystem::create_symlink(victim, link);
+  detail::write_file_atomically(report, "the report\n");
+  create_output_directory(dir.file("out"));  // its write probe
+  CHECK(read_all(victim) == "precious\n");
+  CHECK(read_all(report) == "the report\n");
+  CHECK_FALSE(std::filesystem::is_symlink(report));  // the link itself was replaced
+  CHECK(std::filesystem::is_symlink(report + ".tmp"));
+  // The new file gets the permissions a plain open would give (not mkstemp's 0600).
+  const auto perms = std::filesystem::status(report).permissions();
+  CHECK((perms & std::filesystem::perms::owner_read) != std::filesystem::perms::none);
+  CHECK((perms & std::filesystem::perms::owner_write) != std::filesystem::perms::none);
 }
 
 TEST_CASE("io/text_output: a checkpoint that does not fit keeps the last good one") {

@@ -129,8 +129,11 @@ TEST_CASE("scenes/scene_loader: time and name errors") {
   CHECK(error_of(scene_json(R"("time": {"dt": 1e-12, "duration": 1e3})")) ==
         "inline.json: /time/duration: duration / dt exceeds 1e9 steps; increase dt");
   CHECK(error_of(scene_json(R"("name": "a/b")")) ==
-        "inline.json: /name: the name must be non-empty without '/', '\\' or control characters "
-        "(it names the output folder and files)");
+        "inline.json: /name: the name must be non-empty without '/', '\\' or control characters, "
+        "and not '.' or '..' (it names the output folder and files)");
+  // ".." would put the output folder's files beside it, in the working directory.
+  CHECK(starts_with(error_of(scene_json(R"("name": "..")")), "inline.json: /name: "));
+  CHECK(starts_with(error_of(scene_json(R"("name": ".")")), "inline.json: /name: "));
   CHECK(starts_with(error_of(scene_json(R"("name": "a\u0000b")")), "inline.json: /name: "));
   CHECK(starts_with(error_of(scene_json(R"("name": "tab\there")")), "inline.json: /name: "));
   CHECK(error_of(scene_json(R"("output": {"directory": ""})")) ==
