@@ -13,6 +13,7 @@
 #include "app/interrupt.hpp"
 #include "app/locomotion_problem.hpp"
 #include "app/scene_commands.hpp"
+#include "io/input_file.hpp"
 #include "io/text_output.hpp"
 #include "scene/summary.hpp"
 #include "softgrad/config.hpp"
@@ -41,6 +42,7 @@ constexpr const char* kCurveHeader = "iteration,loss,reward,gradient_norm,simula
 // The iterations of an earlier run's loss.csv before `first` (those a resumed run continues).
 std::vector<TrainIteration> earlier_curve(const std::filesystem::path& csv, int first) {
   std::vector<TrainIteration> out;
+  detail::refuse_special_file(csv, "loss curve (CSV)");
   std::ifstream in(csv);
   if (!in) return out;
   std::string text;

@@ -12,6 +12,7 @@
 #include <utility>
 
 #include "gmsh_data.hpp"
+#include "input_file.hpp"
 #include "softgrad/errors.hpp"
 
 namespace softgrad::detail {
@@ -221,6 +222,7 @@ void read_elements(ByteReader& in, GmshData& data) {
 }  // namespace
 
 bool is_binary_msh41(const std::string& path) {
+  refuse_special_file(path, "mesh file");
   std::ifstream in(path, std::ios::binary);
   std::string first, version, type;
   in >> first >> version >> type;

@@ -4,6 +4,7 @@
 #include <charconv>
 #include <string>
 
+#include "input_file.hpp"
 #include "softgrad/errors.hpp"
 
 namespace softgrad::detail {
@@ -17,8 +18,17 @@ void fail_at(const std::string& path, int line, std::string_view message) {
   throw InputError(path + ":" + std::to_string(line) + ": " + std::string(message));
 }
 
+namespace {
+
+std::string checked_mesh_path(std::string path) {
+  refuse_special_file(path, "mesh file");  // before the stream opens it (a FIFO would block)
+  return path;
+}
+
+}  // namespace
+
 LineReader::LineReader(std::string path, char comment)
-    : path_(std::move(path)), comment_(comment), in_(path_) {
+    : path_(checked_mesh_path(std::move(path))), comment_(comment), in_(path_) {
   if (!in_) throw InputError(path_ + ": cannot open file (does it exist and is it readable?)");
   buffer_.reserve(256);
 }

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "input_file.hpp"
 #include "line_reader.hpp"
 #include "softgrad/errors.hpp"
 #include "softgrad/io.hpp"
@@ -172,6 +173,7 @@ Soup read_stl_ascii(const std::string& path) {
 // Binary when the size is 84 + 50 n for the count n in the header (ASCII files may start with
 // "solid" too, binary ones sometimes do).
 Soup read_stl(const std::string& path) {
+  detail::refuse_special_file(path, "mesh file");
   std::ifstream in(path, std::ios::binary);
   if (!in) throw InputError(path + ": cannot open file (does it exist and is it readable?)");
   char header[84] = {};

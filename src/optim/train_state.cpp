@@ -6,6 +6,7 @@
 #include <iomanip>
 #include <sstream>
 
+#include "../io/input_file.hpp"
 #include "../io/text_output.hpp"
 #include "softgrad/errors.hpp"
 
@@ -76,6 +77,7 @@ void save_train_state(const std::string& file, const TrainState& s) {
 }
 
 TrainState load_train_state(const std::string& file) {
+  detail::refuse_special_file(file, "training state");
   std::ifstream in(file);
   if (!in) throw InputError(file + ": cannot read the training state");
   std::string header;

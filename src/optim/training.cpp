@@ -11,6 +11,7 @@
 #include <optional>
 #include <sstream>
 
+#include "../io/input_file.hpp"
 #include "../io/text_output.hpp"
 #include "softgrad/adam.hpp"
 #include "softgrad/errors.hpp"
@@ -216,6 +217,7 @@ void save_parameters(const std::string& file, const Eigen::VectorXd& theta) {
 }
 
 Eigen::VectorXd load_parameters(const std::string& file) {
+  detail::refuse_special_file(file, "parameter file");
   std::ifstream in(file);
   if (!in) throw InputError(file + ": cannot read the checkpoint");
   long n = -1;

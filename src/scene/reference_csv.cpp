@@ -6,6 +6,7 @@
 #include <sstream>
 #include <utility>
 
+#include "../io/input_file.hpp"
 #include "scene_loss.hpp"
 #include "softgrad/errors.hpp"
 
@@ -77,6 +78,7 @@ std::vector<ReferenceRow> read_reference_csv(const std::filesystem::path& file,
                                              const std::string& shown, const Model& model,
                                              const StepGrid& grid) {
   const CsvErrors errors(shown);
+  detail::refuse_special_file(file, "reference file");
   std::ifstream in(file);
   if (!in) throw InputError(shown + ": cannot open the reference file (" + file.string() + ")");
   std::vector<ReferenceRow> rows;

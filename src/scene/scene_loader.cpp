@@ -8,6 +8,7 @@
 #include <sstream>
 #include <utility>
 
+#include "../io/input_file.hpp"
 #include "bodies.hpp"
 #include "contact_reader.hpp"
 #include "json_checks.hpp"
@@ -364,11 +365,10 @@ Scene parse_scene(const std::string& text, const std::filesystem::path& origin,
 }
 
 Scene load_scene(const std::filesystem::path& file, ScenePlugins plugins) {
+  detail::refuse_special_file(file, "scene file");
   std::error_code ec;
   if (!std::filesystem::exists(file, ec))
     throw InputError(file.string() + ": scene file not found");
-  if (std::filesystem::is_directory(file, ec))
-    throw InputError(file.string() + ": is a folder, not a scene file");
   std::ifstream in(file, std::ios::binary);
   std::ostringstream text;
   text << in.rdbuf();

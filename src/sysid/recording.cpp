@@ -9,6 +9,7 @@
 #include <iomanip>
 #include <sstream>
 
+#include "../io/input_file.hpp"
 #include "../io/text_output.hpp"
 #include "softgrad/errors.hpp"
 #include "softgrad/log.hpp"
@@ -47,9 +48,7 @@ bool parse_double(const std::string& s, double& v) {
 // byte-order mark dropped. A last line without a line end draws a warning: a file cut short
 // ends that way, and its last number may be cut too.
 std::istringstream recording_lines(const std::filesystem::path& file) {
-  std::error_code ec;
-  if (std::filesystem::is_directory(file, ec))
-    throw InputError(file.string() + ": is a folder, not a recording (CSV)");
+  detail::refuse_special_file(file, "recording (CSV)");
   std::ifstream in(file, std::ios::binary);
   if (!in) throw InputError(file.string() + ": cannot open the recording: " + std::strerror(errno));
   std::ostringstream raw;
