@@ -52,7 +52,7 @@ SurfaceMesh read_surface_mesh(const std::string& path);
 
 /// TetGen's quality and size bounds for tetrahedralise().
 struct TetrahedraliseOptions {
-  double max_radius_edge = 1.5;  ///< bound on circumradius / shortest edge (TetGen -q), >= 1
+  double max_radius_edge = 1.5;  ///< bound on circumradius / shortest edge (TetGen -q), >= 1.1
   double max_volume = 0.0;       ///< bound on a tetrahedron's volume [m^3] (-a); 0: none
 };
 
@@ -60,9 +60,12 @@ struct TetrahedraliseOptions {
 bool has_tetgen();
 
 /// Fills a closed, non-self-intersecting surface with quality tetrahedra (TetGen, boundary
-/// preserved up to added Steiner points).
-/// @throws InputError naming the surface when it is open, intersects itself or TetGen fails,
-///         or when the build has no TetGen.
+/// preserved up to added Steiner points). TetGen runs in a child process with a budget (45 s,
+/// 8 GiB more than this process uses), so that a crash or a runaway refinement on a bad surface
+/// is an error here, never the end of the program; a max_volume that would make more than 2
+/// million tetrahedra in the enclosed volume, or coordinates beyond 1e100, are refused before.
+/// @throws InputError naming the surface when it is open, intersects itself, makes TetGen
+///         crash or exceed its budget, or when the build has no TetGen.
 Mesh tetrahedralise(const SurfaceMesh& surface, const TetrahedraliseOptions& options = {});
 
 /// Reads a mesh, choosing the reader by extension: .msh -> read_gmsh; .node, .ele, or no

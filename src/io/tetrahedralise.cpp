@@ -1,7 +1,18 @@
 // Filling a closed surface with tetrahedra: TetGen (Debian's libtet1.5-dev), in a module of its
 // own (libsoftgrad_tetgen.so, AGPL-3) opened on the first surface, else a clear error.
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <Eigen/Geometry>
+#include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <memory>
 #include <string>
 #include <vector>
@@ -51,6 +62,165 @@ std::pair<SoftgradTetgenFill, SoftgradTetgenFree> tetgen_functions(const std::st
           reinterpret_cast<SoftgradTetgenFree>(release)};
 }
 
+// What the child sends back through the pipe: code, n_points, n_tets, then the arrays.
+struct TetgenOutput {
+  int code = -1;
+  int n_tets = 0;
+  std::vector<double> points;
+  std::vector<int> tets;
+};
+
+// TetGen's limits for one surface: its wall time, and the memory it may add to this process's.
+constexpr double kTetgenSeconds = 45.0;
+constexpr rlim_t kTetgenBytes = rlim_t(8) << 30;
+// Where refinement would make more tetrahedra than this, it is refused before TetGen runs (a
+// simulation of this size would take hours per second of motion on a workstation anyway).
+constexpr double kMaxFilledTets = 2e6;
+
+bool write_to_parent(int fd, const void* data, size_t bytes) {
+  const char* p = static_cast<const char*>(data);
+  while (bytes > 0) {
+    const ssize_t n = ::write(fd, p, bytes);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return false;
+    p += n;
+    bytes -= static_cast<size_t>(n);
+  }
+  return true;
+}
+
+// The address space this process uses now (the child starts with a copy of it).
+rlim_t address_space_now() {
+  std::FILE* f = std::fopen("/proc/self/statm", "r");
+  unsigned long pages = 0;
+  if (f) {
+    if (std::fscanf(f, "%lu", &pages) != 1) pages = 0;
+    std::fclose(f);
+  }
+  return static_cast<rlim_t>(pages) * static_cast<rlim_t>(sysconf(_SC_PAGESIZE));
+}
+
+[[noreturn]] void run_tetgen_child(SoftgradTetgenFill fill, SoftgradTetgenFree release,
+                            const char* switches, const std::vector<double>& points,
+                            const std::vector<int>& triangles, int fd, rlim_t memory) {
+  // Ctrl-C and SIGTERM stop TetGen at once (the parent's handlers only set flags).
+  signal(SIGINT, SIG_DFL);
+  signal(SIGTERM, SIG_DFL);
+  // TetGen reports failed assertions on stderr before it aborts: the parent explains instead.
+  const int null = open("/dev/null", O_WRONLY);
+  if (null >= 0) {
+    dup2(null, STDOUT_FILENO);
+    dup2(null, STDERR_FILENO);
+  }
+  const rlimit limit{memory, memory};
+  setrlimit(RLIMIT_AS, &limit);
+  SoftgradTetgenResult out{};
+  fill(switches, points.data(), static_cast<int>(points.size() / 3), triangles.data(),
+       static_cast<int>(triangles.size() / 3), &out);
+  const int header[3] = {out.code, out.code == 0 ? out.n_points : 0,
+                         out.code == 0 ? out.n_tets : 0};
+  bool ok = write_to_parent(fd, header, sizeof header);
+  if (ok && out.code == 0)
+    ok = write_to_parent(fd, out.points, sizeof(double) * 3 * static_cast<size_t>(out.n_points)) &&
+         write_to_parent(fd, out.tets, sizeof(int) * 4 * static_cast<size_t>(out.n_tets));
+  release(&out);
+  _exit(ok ? 0 : 1);  // no atexit handlers, no static destructors: they belong to the parent
+}
+
+// Runs TetGen in a child process with a time and a memory budget, so that a crash (TetGen
+// dies on some bad surfaces: a segmentation fault or a failed assertion) or a runaway
+// refinement is an InputError naming the file, and the program goes on.
+TetgenOutput fill_in_child(SoftgradTetgenFill fill, SoftgradTetgenFree release,
+                           const char* switches, const std::vector<double>& points,
+                           const std::vector<int>& triangles, const std::string& where) {
+  int fds[2];
+  if (pipe2(fds, O_CLOEXEC) != 0)
+    throw InputError(where + ": cannot start TetGen: " + std::strerror(errno));
+  const rlim_t memory = address_space_now() + kTetgenBytes;
+  const pid_t pid = fork();
+  if (pid < 0) {
+    const int error = errno;
+    close(fds[0]);
+    close(fds[1]);
+    throw InputError(where + ": cannot start TetGen: " + std::strerror(error));
+  }
+  if (pid == 0) {
+    close(fds[0]);
+    run_tetgen_child(fill, release, switches, points, triangles, fds[1], memory);
+  }
+  close(fds[1]);
+  std::string bytes;
+  const auto start = std::chrono::steady_clock::now();
+  bool timed_out = false;
+  for (char buffer[1 << 16];;) {
+    const double waited =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    if (waited > kTetgenSeconds) {
+      timed_out = true;
+      break;
+    }
+    pollfd p{fds[0], POLLIN, 0};
+    const int ready = poll(&p, 1, 200);
+    if (ready < 0 && errno != EINTR) break;
+    if (ready <= 0) continue;
+    const ssize_t n = read(fds[0], buffer, sizeof buffer);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;  // the child closed its end: done or dead
+    bytes.append(buffer, static_cast<size_t>(n));
+  }
+  close(fds[0]);
+  if (timed_out) kill(pid, SIGKILL);
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  if (timed_out)
+    throw InputError(where + ": TetGen did not finish within " +
+                     std::to_string(static_cast<int>(kTetgenSeconds)) +
+                     " s; relax the refinement (a larger max_volume, a quality bound of 1.4 or "
+                     "more) or give a tetrahedral mesh");
+  if (WIFSIGNALED(status)) {
+    const int sig = WTERMSIG(status);
+    if (sig == SIGINT || sig == SIGTERM) throw InputError(where + ": TetGen was interrupted");
+    throw InputError(where + ": TetGen crashed (" + strsignal(sig) +
+                     ") filling this surface: it is probably not a closed surface without "
+                     "self-intersections, duplicated or degenerate faces (or it needed more than " +
+                     std::to_string(kTetgenBytes >> 30) +
+                     " GiB); repair it, or give a tetrahedral mesh (.msh, .node/.ele)");
+  }
+  TetgenOutput out;
+  int header[3];
+  if (bytes.size() < sizeof header || WEXITSTATUS(status) != 0)
+    throw InputError(where + ": TetGen stopped without a result (exit status " +
+                     std::to_string(WEXITSTATUS(status)) + ")");
+  std::memcpy(header, bytes.data(), sizeof header);
+  out.code = header[0];
+  const size_t n_points = static_cast<size_t>(std::max(header[1], 0));
+  const size_t n_tets = static_cast<size_t>(std::max(header[2], 0));
+  if (bytes.size() != sizeof header + sizeof(double) * 3 * n_points + sizeof(int) * 4 * n_tets)
+    throw InputError(where + ": TetGen's result came back incomplete");
+  out.points.resize(3 * n_points);
+  out.tets.resize(4 * n_tets);
+  out.n_tets = static_cast<int>(n_tets);
+  std::memcpy(out.points.data(), bytes.data() + sizeof header, sizeof(double) * out.points.size());
+  std::memcpy(out.tets.data(), bytes.data() + sizeof header + sizeof(double) * out.points.size(),
+              sizeof(int) * out.tets.size());
+  for (const int v : out.tets)
+    if (v < 0 || static_cast<size_t>(v) >= n_points)
+      throw InputError(where + ": TetGen's result names a point that does not exist");
+  return out;
+}
+
+// The volume the surface encloses (divergence theorem; its magnitude, whatever the orientation).
+double surface_enclosed_volume(const SurfaceMesh& s) {
+  double six_v = 0.0;
+  for (Eigen::Index t = 0; t < s.triangles.rows(); ++t) {
+    const Eigen::Vector3d a = s.X.row(s.triangles(t, 0)), b = s.X.row(s.triangles(t, 1)),
+                          c = s.X.row(s.triangles(t, 2));
+    six_v += a.dot(b.cross(c));
+  }
+  return std::abs(six_v) / 6.0;
+}
+
 }  // namespace
 
 bool has_tetgen() {
@@ -60,11 +230,28 @@ bool has_tetgen() {
 
 Mesh tetrahedralise(const SurfaceMesh& surface, const TetrahedraliseOptions& options) {
   const std::string& where = surface.source.empty() ? std::string("surface") : surface.source;
-  if (!(options.max_radius_edge >= 1.0) || !std::isfinite(options.max_radius_edge))
-    throw InputError(where + ": quality (the radius-edge bound) must be a number >= 1, got " +
+  // Below about 1.1 TetGen's refinement may never end (its manual).
+  if (!(options.max_radius_edge >= 1.1) || !std::isfinite(options.max_radius_edge))
+    throw InputError(where + ": quality (the radius-edge bound) must be a number >= 1.1, got " +
                      std::to_string(options.max_radius_edge));
   if (!(options.max_volume >= 0.0) || !std::isfinite(options.max_volume))
     throw InputError(where + ": max_volume must be >= 0 (0: no bound)");
+  const auto number = [](double v) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%.3g", v);
+    return std::string(text);
+  };
+  // Coordinates this large overflow TetGen's exact predicates (it asserts and dies).
+  if (surface.X.size() > 0 && !(surface.X.cwiseAbs().maxCoeff() <= 1e100))
+    throw InputError(where + ": coordinates of magnitude " +
+                     number(surface.X.cwiseAbs().maxCoeff()) +
+                     " or non-finite ones cannot be filled with tetrahedra (at most 1e100)");
+  const double volume = surface_enclosed_volume(surface);
+  if (options.max_volume > 0.0 && volume / options.max_volume > kMaxFilledTets)
+    throw InputError(where + ": max_volume " + number(options.max_volume) + " would make about " +
+                     number(volume / options.max_volume) + " tetrahedra in the enclosed volume " +
+                     number(volume) + ", more than the limit of " + number(kMaxFilledTets) +
+                     "; choose a larger max_volume");
   const auto [fill, release] = tetgen_functions(where);
   // Row-major copies for the C interface (Eigen's matrices here are column-major).
   std::vector<double> points(static_cast<size_t>(surface.X.rows()) * 3);
@@ -82,10 +269,7 @@ Mesh tetrahedralise(const SurfaceMesh& surface, const TetrahedraliseOptions& opt
   } else {
     std::snprintf(switches, sizeof switches, "pq%.6gzQ", options.max_radius_edge);
   }
-  SoftgradTetgenResult out{};
-  fill(switches, points.data(), static_cast<int>(surface.X.rows()), triangles.data(),
-       static_cast<int>(surface.triangles.rows()), &out);
-  std::unique_ptr<SoftgradTetgenResult, SoftgradTetgenFree> owned(&out, release);
+  const TetgenOutput out = fill_in_child(fill, release, switches, points, triangles, where);
   if (out.code != 0)
     throw InputError(where +
                      ": cannot fill the surface with tetrahedra: " + tetgen_failure(out.code));
@@ -94,8 +278,9 @@ Mesh tetrahedralise(const SurfaceMesh& surface, const TetrahedraliseOptions& opt
   Mesh mesh;
   mesh.dim = 3;
   mesh.source = where + " (tetrahedralised)";
-  mesh.X.resize(out.n_points, 3);
-  for (int i = 0; i < out.n_points; ++i)
+  const int n_points = static_cast<int>(out.points.size() / 3);
+  mesh.X.resize(n_points, 3);
+  for (int i = 0; i < n_points; ++i)
     for (int k = 0; k < 3; ++k) mesh.X(i, k) = out.points[3 * i + k];
   mesh.elems.resize(out.n_tets, 4);
   std::vector<detail::ElementOrigin> origins(out.n_tets);

@@ -203,8 +203,9 @@ constexpr KeySpec kMeshKeys[] = {
      "",
      "mesh file (.msh, .node or .ele; or a closed surface .obj, .off, .stl, filled with "
      "tetrahedra by TetGen), relative to the scene file; give file or generator"},
-    {"quality", Number, "", Range{1.0, kInf, true, false}, "", "1.5",
-     "surface files: bound on each tetrahedron's circumradius / shortest edge (TetGen -q)"},
+    {"quality", Number, "", Range{1.1, kInf, true, false}, "", "1.5",
+     "surface files: bound on each tetrahedron's circumradius / shortest edge (TetGen -q; "
+     "below 1.1 its refinement may never end)"},
     {"max_volume", Number, "m^3", kPositive, "", "",
      "surface files: bound on each tetrahedron's volume (after scale); default: none"},
     {"generator",

@@ -174,3 +174,44 @@ TEST_CASE("io/surface_mesh: bad surfaces are input errors naming the file and li
     CHECK(open.find("(is the surface closed?)") != std::string::npos);
   }
 }
+
+TEST_CASE("io/surface_mesh: surfaces that crash TetGen or would run it away are input errors") {
+  // TetGen aborts on a flat surface (a failed assertion in its exact predicates) and dies of a
+  // segmentation fault on two cubes that intersect or on a repeated face; it runs in a child
+  // process, so these end as errors naming the file and this process goes on.
+  if (!has_tetgen()) return;
+  test::TempDir dir;
+  const auto error = [&](const std::string& name, const std::string& text,
+                         const TetrahedraliseOptions& options = {}) {
+    std::ofstream(dir.file(name), std::ios::binary) << text;
+    return test::input_error_of([&] { read_mesh(dir.file(name), options); });
+  };
+  const std::string flat = error("flat.obj", "v 0 0 0\nv 1 0 0\nv 1 1 0\nv 0 1 0\n"
+                                             "f 1 2 3\nf 1 3 4\nf 1 3 2\nf 1 4 3\n");
+  CHECK(flat.find(dir.file("flat.obj") + ": TetGen crashed (") == 0);
+  std::ostringstream two;
+  two << cube_obj();
+  for (const auto& c : kCorners)
+    two << "v " << c[0] + 0.5 << " " << c[1] + 0.5 << " " << c[2] + 0.5 << "\n";
+  for (const auto& q : kQuads)
+    two << "f " << q[0] + 8 << " " << q[1] + 8 << " " << q[2] + 8 << " " << q[3] + 8 << "\n";
+  const std::string overlapping = error("two_cubes.obj", two.str());
+  CHECK(overlapping.find(dir.file("two_cubes.obj") + ": ") == 0);
+  CHECK(overlapping.find("not a closed surface without self-intersections") !=
+        std::string::npos);
+  const std::string repeated = error("repeated.obj", cube_obj() + "f 1 4 3 2\n");
+  CHECK(repeated.find(dir.file("repeated.obj") + ": ") == 0);
+  // Refused before TetGen runs: coordinates past its predicates' range, a refinement without
+  // end, more tetrahedra than the limit.
+  std::string huge = cube_obj();
+  for (const std::string c : {" 1 ", " 1\n"})
+    for (size_t at = huge.find("v "); at != std::string::npos; at = huge.find("v ", at + 1))
+      if (const size_t k = huge.find(c, at); k != std::string::npos && k < huge.find('\n', at))
+        huge.replace(k, c.size(), c.front() + std::string("1e150") + c.back());
+  CHECK(error("huge.obj", huge).find("coordinates of magnitude 1e+150") != std::string::npos);
+  CHECK(error("q.obj", cube_obj(), {1.05, 0.0}).find("must be a number >= 1.1") !=
+        std::string::npos);
+  CHECK(error("fine.obj", cube_obj(), {1.5, 1e-9})
+            .find("max_volume 1e-09 would make about 1e+09 tetrahedra in the enclosed volume 1") !=
+        std::string::npos);
+}
