@@ -1,11 +1,15 @@
 // softgrad._EnvBatch: N LocomotionEnv episodes of one locomotion scene stepped together, on
 // worker threads (one simulator per environment), for the Gymnasium-style classes of
 // softgrad/gym.py. Each environment's episodes depend only on its own actions, so a batch
-// gives the same results as stepping the environments one by one.
+// gives the same results as stepping the environments one by one. A batch is used by one
+// thread at a time: every method runs the C++ side without the GIL under the batch's mutex,
+// so Python threads that share one environment take turns instead of racing in its state.
 #include <pybind11/numpy.h>
 #include <pybind11/stl.h>
 
 #include <memory>
+#include <mutex>
+#include <type_traits>
 #include <vector>
 
 #include "arrays.hpp"
@@ -43,7 +47,7 @@ class EnvBatch {
   int episode_steps() const { return envs_.front()->episode_length(); }
 
   py::array_t<double> reset(int i) {
-    const Eigen::VectorXd o = env(i).reset();
+    const Eigen::VectorXd o = exclusive([&] { return env(i).reset(); });
     return to_array(o, {static_cast<py::ssize_t>(o.size())});
   }
 
@@ -57,12 +61,11 @@ class EnvBatch {
       throw InputError("step: expected " + std::to_string(n) + " active flags");
     std::vector<rl::StepResult> results(n);
     for (rl::StepResult& r : results) r.observation.setZero(observation_size());
-    {
-      py::gil_scoped_release free;
+    exclusive([&] {
       pool_.run_local(n, [&](int, int i) {
         if (active[i]) results[i] = envs_[i]->step(a.segment(i * m, m));
       });
-    }
+    });
     const int o = observation_size();
     py::array_t<double> obs({n, o}), rewards(n);
     py::array_t<bool> done(n), terminal(n);
@@ -78,14 +81,9 @@ class EnvBatch {
 
   /// One environment's step: (observation, reward, done, terminal), no batch arrays.
   py::tuple step_one(int i, const py::object& action) {
-    rl::LocomotionEnv& e = env(i);
     const Eigen::VectorXd a =
         to_vector(action, action_size(), "action", "(" + std::to_string(action_size()) + ",)");
-    rl::StepResult r;
-    {
-      py::gil_scoped_release free;
-      r = e.step(a);
-    }
+    const rl::StepResult r = exclusive([&] { return env(i).step(a); });
     return py::make_tuple(to_array(r.observation, {static_cast<py::ssize_t>(r.observation.size())}),
                           r.reward, r.done, r.terminal);
   }
@@ -93,30 +91,44 @@ class EnvBatch {
   /// Runs environment i's episode with the actions (T, m) from reset, in C++ (no Python
   /// between the steps): the rewards (the baseline of the Python-driven loop's overhead).
   py::array_t<double> run_actions(int i, const py::object& actions) {
-    rl::LocomotionEnv& e = env(i);
-    const int m = action_size(), T = e.episode_length();
+    const int m = action_size(), T = episode_steps();
     const Eigen::VectorXd a = to_vector(actions, static_cast<Eigen::Index>(T) * m, "actions",
                                         "(" + std::to_string(T) + ", " + std::to_string(m) + ")");
     Eigen::VectorXd rewards(T);
-    {
-      py::gil_scoped_release free;
+    exclusive([&] {
+      rl::LocomotionEnv& e = env(i);
       e.reset();
       for (int n = 0; n < T; ++n) rewards[n] = e.step(a.segment(n * m, m)).reward;
-    }
+    });
     return to_array(rewards, {T});
   }
 
   py::array_t<double> positions(int i) {
-    return to_array(env(i).state().x, {scene_->n(), scene_->dim()});
+    const Eigen::VectorXd x = exclusive([&] { return env(i).state().x; });
+    return to_array(x, {scene_->n(), scene_->dim()});
   }
-  double time(int i) { return env(i).state().t; }
-  long simulated_steps() const {
-    long total = 0;
-    for (const auto& e : envs_) total += e->simulated_steps();
-    return total;
+  double time(int i) {
+    return exclusive([&] { return env(i).state().t; });
+  }
+  long simulated_steps() {
+    return exclusive([&] {
+      long total = 0;
+      for (const auto& e : envs_) total += e->simulated_steps();
+      return total;
+    });
   }
 
  private:
+  /// f() (which touches no Python object) without the GIL, under the batch's mutex. The GIL is
+  /// released first: a thread that waited for the mutex holding it would stop every other
+  /// Python thread, the one stepping included once it needs the GIL back.
+  template <class F>
+  auto exclusive(F&& f) -> std::invoke_result_t<F&> {
+    py::gil_scoped_release free;
+    std::lock_guard<std::mutex> lock(busy_);
+    return f();
+  }
+
   rl::LocomotionEnv& env(int i) {
     if (i < 0 || i >= size())
       throw InputError("environments: no environment " + std::to_string(i) + " of " +
@@ -126,6 +138,7 @@ class EnvBatch {
 
   SceneRef scene_;
   TaskPool pool_;
+  std::mutex busy_;
   std::vector<std::unique_ptr<rl::LocomotionEnv>> envs_;
 };
 

@@ -119,6 +119,35 @@ def test_the_environment_follows_gymnasium_s_api():
         softgrad.gym.LocomotionEnv(softgrad.load(box_3d()))
 
 
+def test_threads_sharing_one_environment_take_turns_and_never_crash():
+    # The C++ side runs without the GIL; several threads stepping one environment crashed the
+    # interpreter. Now they take turns (the batch's mutex): every step returns finite values,
+    # and the episode ends as one thread alone would end it, after episode_steps steps in all.
+    import threading
+
+    T = 40
+    env = softgrad.gym.LocomotionEnv(BIPED, episode_steps=T)
+    env.reset(seed=0)
+    results, errors = [], []
+
+    def stepper():
+        try:
+            for _ in range(T):
+                obs, reward, terminated, truncated, _ = env.step(np.zeros(env.action_space.shape))
+                results.append((np.isfinite(obs).all() and np.isfinite(reward), truncated))
+        except (RuntimeError, ValueError) as e:  # the episode ended in another thread
+            errors.append(str(e))
+
+    threads = [threading.Thread(target=stepper) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert len(results) == T and all(finite for finite, _ in results)
+    assert sum(truncated for _, truncated in results) == 1
+    assert len(errors) in (3, 4) and all("reset()" in e for e in errors)
+
+
 def test_a_vector_env_equals_its_environments_stepped_one_by_one_and_autoresets():
     n, T = 3, 4
     rng = np.random.default_rng(5)
