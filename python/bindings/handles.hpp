@@ -40,6 +40,7 @@ struct PyTrajectory {
 struct PyRun {
   SceneRef owner;
   std::shared_ptr<RolloutRun> run;
+  std::shared_ptr<const Trajectory> taken;  ///< the trajectory once taken from the run
 };
 
 /// "(n, dim)" of a scene's per-vertex arrays.

@@ -148,10 +148,11 @@ void bind_rollout(py::module_& m) {
           [](PyRun& r) {
             if (!r.run->done())
               throw InputError("run: the trajectory is there once every step is taken");
-            return PyTrajectory{r.owner,
-                                std::make_shared<const Trajectory>(std::move(*r.run).take())};
+            // Taken from the run once (a second take would find it moved out), then shared.
+            if (!r.taken) r.taken = std::make_shared<const Trajectory>(std::move(*r.run).take());
+            return PyTrajectory{r.owner, r.taken};
           },
-          "The finished trajectory (once done).");
+          "The finished trajectory (once done; the same one on every call).");
 }
 
 }  // namespace softgrad::python

@@ -3,6 +3,7 @@
 #include <pybind11/stl.h>
 
 #include <chrono>
+#include <cmath>
 #include <memory>
 
 #include "arrays.hpp"
@@ -59,6 +60,16 @@ std::shared_ptr<const Loss> linear_loss(const PyScene& s, int states, const py::
   return std::make_shared<LinearLoss>(s.model(), std::move(a), std::move(b));
 }
 
+/// `r`'s rollout once it is known to be one of scene `s`'s: a rollout carries its scene's sizes,
+/// controls and parameters, and would run wrongly (or out of bounds) in another scene.
+const Rollout& own_rollout(const SceneRef& s, const PyRollout& r) {
+  if (r.owner != s)
+    throw InputError("this rollout was made by another Scene ('" + r.owner->scene->name +
+                     "'), not by this one ('" + s->scene->name +
+                     "'): make it with this scene's rollout()");
+  return r.rollout;
+}
+
 /// What `loss` says: None (the scene's loss), a pair (dx, dv) of cotangents, or a function of
 /// (positions, velocities) returning (value, dx, dv). `value` receives a function's value.
 std::shared_ptr<const Loss> resolve_loss(const PyTrajectory& t, const py::object& loss,
@@ -83,6 +94,9 @@ std::shared_ptr<const Loss> resolve_loss(const PyTrajectory& t, const py::object
         "d/dvelocities)");
   const py::tuple triple = out;
   *value = py::cast<double>(triple[0]);
+  if (!std::isfinite(*value))
+    throw InputError("gradient: the loss function returned the value " +
+                     std::string(py::str(triple[0])) + ", not a finite number");
   return linear_loss(s, states, triple[1], triple[2]);
 }
 
@@ -250,19 +264,25 @@ void bind_scene(py::module_& m) {
           "simulate",
           [](const SceneRef& s, const PyRollout& r) {
             return PyTrajectory{s,
-                                std::make_shared<const Trajectory>(simulate(*s->sim, r.rollout))};
+                                std::make_shared<const Trajectory>(simulate(*s->sim, own_rollout(s, r)))};
           },
           py::arg("rollout"), "Runs the rollout; raises ConvergenceError if a step fails.")
       .def(
           "start",
           [](const SceneRef& s, const PyRollout& r) {
-            return PyRun{s, std::make_shared<RolloutRun>(*s->sim, r.rollout)};
+            return PyRun{s, std::make_shared<RolloutRun>(*s->sim, own_rollout(s, r)), nullptr};
           },
           py::arg("rollout"), "The rollout taken step by step (Run.step()).")
       .def(
           "gradient",
-          [](const SceneRef&, const PyTrajectory& t, const std::vector<std::string>& params,
-             const py::object& loss, bool report) { return gradient_of(t, params, loss, report); },
+          [](const SceneRef& s, const PyTrajectory& t, const std::vector<std::string>& params,
+             const py::object& loss, bool report) {
+            if (t.owner != s)
+              throw InputError("gradient: this trajectory was simulated by another Scene ('" +
+                               t.owner->scene->name + "'), not by this one ('" +
+                               s->scene->name + "')");
+            return gradient_of(t, params, loss, report);
+          },
           py::arg("trajectory"), py::arg("params"), py::arg("loss") = py::none(),
           py::arg("report") = false,
           "(loss value, dL/dtheta) by the adjoint, theta the named parameters in order; with "
@@ -274,6 +294,7 @@ void bind_scene(py::module_& m) {
           "marker_residuals",
           [](const SceneRef& s, const PyRollout& r, const std::string& recording,
              const std::vector<std::string>& params, bool jacobian) {
+            own_rollout(s, r);  // refuses another scene's rollout
             // The scene's markers against a recording (CSV of time,marker,x,y(,z)): what
             // softgrad sysid fits, for other least-squares solvers.
             std::vector<std::pair<std::string, Eigen::VectorXd>> points;
@@ -303,6 +324,7 @@ void bind_scene(py::module_& m) {
           "_time_simulate_and_gradient",
           [](const SceneRef& s, const PyRollout& r, const std::vector<std::string>& params,
              int repeats) {
+            own_rollout(s, r);  // refuses another scene's rollout
             // What softgrad.torch.simulate's forward and backward run, timed in C++ (the
             // benchmark's baseline): simulate, then the adjoint with all-ones cotangents.
             const ParameterSet ps = parameter_set(*s, r.rollout, params);
@@ -326,6 +348,7 @@ void bind_scene(py::module_& m) {
           "tangent",
           [](const SceneRef& s, const PyRollout& r, const std::vector<std::string>& params,
              const py::object& loss) {
+            own_rollout(s, r);  // refuses another scene's rollout
             const ParameterSet ps = parameter_set(*s, r.rollout, params);
             double value = NAN;
             std::shared_ptr<const Loss> l;

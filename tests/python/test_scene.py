@@ -108,8 +108,24 @@ def test_single_steps_give_simulate_s_trajectory_and_rollouts_interleave():
     assert runs[0].t == pytest.approx(scene.steps * scene.dt)
     for run, rollout in zip(runs, (soft, stiff)):
         assert np.array_equal(run.trajectory().positions, scene.simulate(rollout).positions)
+        # The same trajectory on every call (a second call returned an empty one).
+        assert np.array_equal(run.trajectory().positions, scene.simulate(rollout).positions)
     with pytest.raises(ValueError, match="every step is taken"):
         runs[0].step()
+
+
+def test_a_rollout_or_trajectory_runs_only_in_its_own_scene():
+    beam, box = softgrad.load(beam_2d()), softgrad.load(box_3d())
+    other_beam = softgrad.load(beam_2d())  # the same file, another Scene: other materials may be set
+    for scene in (box, other_beam):
+        with pytest.raises(ValueError, match="made by another Scene"):
+            scene.simulate(beam.rollout())
+        with pytest.raises(ValueError, match="made by another Scene"):
+            scene.start(beam.rollout())
+        with pytest.raises(ValueError, match="made by another Scene"):
+            scene.tangent(beam.rollout(), ["v0"])
+    with pytest.raises(ValueError, match="simulated by another Scene"):
+        other_beam.gradient(beam.simulate(beam.rollout()), ["v0"])
 
 
 def central_difference(f, theta, h):
@@ -194,6 +210,9 @@ def test_a_python_loss_and_its_cotangents_give_the_same_gradient():
         assert grad[dof] == pytest.approx(central_difference(at, 0.0, 1e-4), rel=1e-6)
     with pytest.raises(ValueError, match="the loss function must return"):
         scene.gradient(traj, ["v0"], loss=lambda x, v: 1.0)
+    # A NaN loss is an error, not replaced by a number computed from the cotangents.
+    with pytest.raises(ValueError, match="returned the value nan, not a finite number"):
+        scene.gradient(traj, ["v0"], loss=lambda x, v: (float("nan"),) + loss(x, v)[1:])
     with pytest.raises(ValueError, match=r"loss: d/dpositions: expected shape \(7, 10, 2\)"):
         scene.gradient(traj, ["v0"], loss=(np.zeros((3, 3)), None))
     with pytest.raises(ValueError, match="the scene declares no \"loss\""):
