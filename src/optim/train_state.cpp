@@ -1,6 +1,8 @@
 #include "train_state.hpp"
 
+#include <charconv>
 #include <cmath>
+#include <limits>
 #include <cstdlib>
 #include <fstream>
 #include <iomanip>
@@ -24,12 +26,16 @@ class Reader {
  public:
   Reader(std::istream& in, std::string file) : in_(in), file_(std::move(file)) {}
 
+  // A whole integer token ("61.0", "7x" or one out of T's range is refused, not cut short).
   template <class T>
   T value(const char* key) {
-    std::string k;
-    T v{};
-    if (!(in_ >> k) || k != key || !(in_ >> v))
+    std::string k, text;
+    if (!(in_ >> k) || k != key || !(in_ >> text))
       throw InputError(file_ + ": expected '" + key + " <value>' (not a training state, or cut)");
+    T v{};
+    const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), v);
+    if (error != std::errc() || end != text.data() + text.size())
+      throw InputError(file_ + ": '" + key + "' is not an integer in range: " + text);
     return v;
   }
   // A number, "inf" included (the best loss before any finite one).
@@ -49,10 +55,22 @@ class Reader {
       throw InputError(file_ + ": '" + key + "' has " + std::to_string(n) + " values" +
                        (expected >= 0 ? ", expected " + std::to_string(expected) : ""));
     Eigen::VectorXd v(n);
-    for (long i = 0; i < n; ++i)
-      if (!(in_ >> v[i]))
+    for (long i = 0; i < n; ++i) {
+      std::string text;
+      if (!(in_ >> text))
         throw InputError(file_ + ": '" + key + "' value " + std::to_string(i + 1) + " is missing");
+      const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), v[i]);
+      if (error != std::errc() || end != text.data() + text.size() || !std::isfinite(v[i]))
+        throw InputError(file_ + ": '" + key + "' value " + std::to_string(i + 1) +
+                         " is not a finite number: " + text);
+    }
     return v;
+  }
+  // Nothing but blanks may follow the last vector (a longer file is not the one written).
+  void end() {
+    std::string extra;
+    if (in_ >> extra)
+      throw InputError(file_ + ": unexpected text after the training state: " + extra.substr(0, 40));
   }
 
  private:
@@ -96,8 +114,15 @@ TrainState load_train_state(const std::string& file) {
   s.best = r.vector("best");
   s.m = r.vector("m", s.theta.size());
   s.v = r.vector("v", s.theta.size());
-  if (s.iteration < 0 || s.simulated_steps < 0 || !(s.learning_rate > 0) || !s.theta.allFinite())
-    throw InputError(file + ": the training state is not valid");
+  r.end();
+  // The best loss is a number, or +inf before any finite one; counts stay far from overflow.
+  constexpr int kMaxIterations = 1'000'000'000;
+  if (s.iteration < 0 || s.iteration > kMaxIterations || s.simulated_steps < 0 ||
+      s.gradient_evaluations < 0 || s.adam_steps < 0 || s.adam_steps > kMaxIterations ||
+      !(s.learning_rate > 0) || !std::isfinite(s.learning_rate) || std::isnan(s.best_loss) ||
+      s.best_loss == -std::numeric_limits<double>::infinity() || !(s.seconds >= 0))
+    throw InputError(file + ": the training state is not valid (a count out of range, or a " +
+                     "learning rate, best loss or time that is not a number)");
   return s;
 }
 

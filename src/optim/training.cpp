@@ -2,6 +2,7 @@
 
 #include <ceres/ceres.h>
 
+#include <charconv>
 #include <chrono>
 #include <cmath>
 #include <filesystem>
@@ -220,13 +221,30 @@ Eigen::VectorXd load_parameters(const std::string& file) {
   detail::refuse_special_file(file, "parameter file");
   std::ifstream in(file);
   if (!in) throw InputError(file + ": cannot read the checkpoint");
+  // Whole tokens: a count written "61.0" was read as 61 and shifted every value by one.
+  std::vector<std::string> tokens;
+  for (std::string t; in >> t;) tokens.push_back(std::move(t));
   long n = -1;
-  in >> n;
-  if (!in || n < 0) throw InputError(file + ": not a checkpoint (expected a count first)");
+  if (!tokens.empty()) {
+    const std::string& t = tokens.front();
+    const auto [end, error] = std::from_chars(t.data(), t.data() + t.size(), n);
+    if (error != std::errc() || end != t.data() + t.size()) n = -1;
+  }
+  if (n < 0)
+    throw InputError(file + ": not a parameter file (expected the number of values first, an " +
+                     "integer)");
+  // The count is checked against what the file holds before anything is allocated from it.
+  if (static_cast<size_t>(n) != tokens.size() - 1)
+    throw InputError(file + ": declares " + std::to_string(n) + " values but holds " +
+                     std::to_string(tokens.size() - 1));
   Eigen::VectorXd theta(n);
-  for (long i = 0; i < n; ++i)
-    if (!(in >> theta[i]) || !std::isfinite(theta[i]))
-      throw InputError(file + ": value " + std::to_string(i + 1) + " is missing or not finite");
+  for (long i = 0; i < n; ++i) {
+    const std::string& t = tokens[static_cast<size_t>(i) + 1];
+    const auto [end, error] = std::from_chars(t.data(), t.data() + t.size(), theta[i]);
+    if (error != std::errc() || end != t.data() + t.size() || !std::isfinite(theta[i]))
+      throw InputError(file + ": value " + std::to_string(i + 1) + " is not a finite number: " +
+                       t.substr(0, 40));
+  }
   return theta;
 }
 
