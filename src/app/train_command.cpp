@@ -70,8 +70,9 @@ std::vector<TrainIteration> earlier_curve(const std::filesystem::path& csv, int 
   return out;
 }
 
-void write_curve_files(const std::filesystem::path& dir, const std::vector<TrainIteration>& curve,
-                       const std::string& name, const std::string& reward_label) {
+// loss.csv, whole (by rename): written after every iteration, so that a run killed mid-way
+// resumes with its whole curve.
+void write_curve_csv(const std::filesystem::path& dir, const std::vector<TrainIteration>& curve) {
   std::ostringstream out;
   out << kCurveHeader << "\n";
   out.precision(17);  // exact: a resumed run reads it back
@@ -79,6 +80,11 @@ void write_curve_files(const std::filesystem::path& dir, const std::vector<Train
     out << it.iteration << "," << it.loss << "," << -it.loss << "," << it.gradient_norm << ","
         << it.simulated_steps << "," << it.seconds << "\n";
   detail::write_file_atomically((dir / "loss.csv").string(), out.str());
+}
+
+void write_curve_files(const std::filesystem::path& dir, const std::vector<TrainIteration>& curve,
+                       const std::string& name, const std::string& reward_label) {
+  write_curve_csv(dir, curve);
   // The reward, and the size of the gradient that moved it (the simulated steps are in
   // loss.csv): two different curves, not one curve twice.
   PlotSeries reward{"reward", {}, {}, false, true, ""};
@@ -128,8 +134,15 @@ json train_scene(Scene scene, const TrainSettings& args, const Console& c) {
   o.stop = args.stop;
   const bool talk = !args.overrides.quiet;
   int total = -1;  // iterations at the end of this run (a resumed one numbers on)
+  // The whole curve: a resumed run's earlier rows (before its first iteration), then this run's.
+  std::vector<TrainIteration> curve;
   o.on_iteration = [&](const TrainIteration& it) {
-    if (total < 0) total = it.iteration - 1 + o.iterations;
+    if (total < 0) {
+      total = it.iteration - 1 + o.iterations;
+      if (it.iteration > 1) curve = earlier_curve(dir / "loss.csv", it.iteration);
+    }
+    curve.push_back(it);
+    write_curve_csv(dir, curve);
     if (talk)
       c.err << "softgrad: iteration " << it.iteration << "/" << total
             << line(": reward %.6g, |g| %.3g, %.0f simulated steps, %.1f s", -it.loss,
@@ -141,11 +154,7 @@ json train_scene(Scene scene, const TrainSettings& args, const Console& c) {
   if (report.history.empty() || report.best.size() == 0)
     throw InputError(scene_label(p.scene) + ": training did not produce a controller (" +
                      report.termination + ")");
-  // A resumed run appends to the earlier curve (its rows before this run's first iteration).
   const int first = report.history.front().iteration;
-  std::vector<TrainIteration> curve =
-      first > 1 ? earlier_curve(dir / "loss.csv", first) : std::vector<TrainIteration>{};
-  curve.insert(curve.end(), report.history.begin(), report.history.end());
   write_curve_files(dir, curve, p.scene.name, p.reward_label());
   const double reward = -report.best_loss;
   const Rollout& best = p.episodes.front().rollout;  // holds the best parameters

@@ -132,3 +132,30 @@ def test_ctrl_c_stops_python_training_with_its_files_written(tmp_path):
     assert summary["termination"].startswith("adam: stopped after")
     assert summary["total_iterations"] < 100000
     assert (tmp_path / "loss.csv").is_file() and (tmp_path / "best_controller.json").is_file()
+
+
+def test_a_sigkilled_training_resumes_with_its_whole_curve(tmp_path):
+    # loss.csv was written only at the end: after SIGKILL, --resume continued but the curve
+    # before it was gone. It is now rewritten (whole, by rename) after every iteration.
+    import signal
+
+    out = tmp_path / "killed"
+    proc = subprocess.Popen([EXE, "train", BIPED, "--out", str(out), "--iterations", "100000"],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    for line in proc.stderr:  # progress lines: kill while the third iteration is under way
+        if "iteration 2/" in line:
+            proc.send_signal(signal.SIGKILL)
+            break
+    proc.wait(timeout=120)
+    assert proc.returncode == -signal.SIGKILL
+    before = rows(out / "loss.csv")
+    assert [r["iteration"] for r in before][:2] == ["1", "2"]
+    cli("train", BIPED, "--out", str(out), "--iterations", "2", "--resume")
+    after = rows(out / "loss.csv")
+    # The resumed run continues after the last saved state: every iteration once, in order,
+    # the earlier ones unchanged.
+    done = len(after) - 2
+    assert [r["iteration"] for r in after] == [str(i) for i in range(1, len(after) + 1)]
+    assert after[:done] == before[:done] and done >= 1
+    cli("train", BIPED, "--out", str(tmp_path / "straight"), "--iterations", str(len(after)))
+    assert after == rows(tmp_path / "straight" / "loss.csv")  # the same curve, bit for bit
