@@ -9,6 +9,7 @@
 #include "app/cli.hpp"
 #include "app/commands.hpp"
 #include "app/gradcheck.hpp"
+#include "app/number_option.hpp"
 #include "app/progress.hpp"
 
 namespace softgrad::app {
@@ -81,14 +82,14 @@ Command add_gradcheck_command(CLI::App& program) {
       ->check(CLI::NonNegativeNumber);
   cmd->add_option("--step", args->check.step,
                   "Relative finite-difference step H (default 1e-4): h = H max(max |block|, 0.01)")
-      ->check(CLI::PositiveNumber);
+      ->check(finite_number(0.0, false));
   cmd->add_option("--tolerance", args->check.tolerance,
                   "Largest relative error that passes (default 1e-4)")
-      ->check(CLI::PositiveNumber);
+      ->check(finite_number(0.0, false));
   cmd->add_option("--newton-tolerance", args->gradient.newton_tolerance,
                   "Newton tolerance of every run, the adjoint's included (default: the scene's, "
                   "at most 1e-9)")
-      ->check(CLI::PositiveNumber);
+      ->check(finite_number(0.0, false));
   cmd->footer(
       "Checks every scalar parameter, a few entries of each larger block and one random\n"
       "direction per block. Exit codes: 0 passed, 1 bad input or arguments, 2 a Newton solve\n"

@@ -6,6 +6,7 @@
 
 #include "app/cli.hpp"
 #include "app/commands.hpp"
+#include "app/number_option.hpp"
 #include "app/scene_overrides.hpp"
 #include "app/sysid_scene.hpp"
 #include "softgrad/frame_writer.hpp"
@@ -51,12 +52,12 @@ Command add_record_command(CLI::App& program) {
   cmd->add_option("-o,--out", args->out, "Recording to write (CSV)")->type_name("FILE")->required();
   cmd->add_option("--noise", args->noise,
                   "Gaussian noise added to every coordinate: standard deviation [m]")
-      ->check(CLI::Range(0.0, 1e300));
+      ->check(finite_number(0.0, true));
   cmd->add_option("--seed", args->seed, "Seed of the noise (std::mt19937_64)")
       ->capture_default_str();
   cmd->add_option("--frame-rate", args->frame_rate,
                   "Frames per second (default: one per time step)")
-      ->check(CLI::PositiveNumber);
+      ->check(finite_number(0.0, false));
   cmd->add_option("--experiment", args->experiment,
                   "Record the scene's sysid experiment K (/sysid/experiments/K: the scene with "
                   "that experiment's patch)")

@@ -111,11 +111,25 @@ void apply_setting(const std::string& setting, MarkerScene& p) {
 }
 
 Recording record_markers(MarkerScene& p, double frame_rate, double noise, std::uint64_t seed) {
-  const Trajectory traj = simulate(*p.sim, p.rollout);
+  // 0 means one frame per step; NaN passed the option's range check and meant the default.
+  if (!(frame_rate >= 0.0) || !std::isfinite(frame_rate))
+    throw InputError("record: the frame rate must be a positive number of frames per second, "
+                     "got " + std::to_string(frame_rate));
+  if (!(noise >= 0.0) || !std::isfinite(noise))
+    throw InputError("record: the noise must be a standard deviation >= 0 [m], got " +
+                     std::to_string(noise));
   const double dt = p.sim->options().dt, t0 = p.rollout.initial.t;
   const int steps = p.rollout.steps;
   const double period = frame_rate > 0.0 ? 1.0 / frame_rate : dt;
-  const int frames = static_cast<int>(std::floor(steps * dt / period + 1e-9)) + 1;
+  // Counted in floating point first: 1e12 frames per second overflowed the count to 0 frames.
+  const double wanted = std::floor(steps * dt / period + 1e-9) + 1.0;
+  constexpr double kMaxFrames = 1e7;
+  if (!(wanted <= kMaxFrames))
+    throw InputError("record: " + std::to_string(frame_rate) + " frames per second over " +
+                     std::to_string(steps * dt) + " s would be " + std::to_string(wanted) +
+                     " frames, more than the limit of 10 million; choose a lower --frame-rate");
+  const int frames = static_cast<int>(wanted);
+  const Trajectory traj = simulate(*p.sim, p.rollout);
   std::mt19937_64 rng(seed);
   std::normal_distribution<double> gauss(0.0, noise > 0.0 ? noise : 1.0);
   Recording rec;

@@ -183,6 +183,26 @@ TEST_CASE("app/sysid: bad recordings are errors naming the file and line, exit c
   CHECK(contains(missing.err, "none.csv: cannot open the recording"));
 }
 
+TEST_CASE("app/record: frame rates and noise that are not numbers, or too many frames, are refused") {
+  // --frame-rate 1e12 overflowed the frame count (0 frames, exit 0); NaN passed the option's
+  // range check and meant the default.
+  TempDir dir;
+  const fs::path scene = beam_scene(dir);
+  const auto refused = [&](const std::vector<std::string>& extra, const std::string& what) {
+    std::vector<std::string> args = {"record", scene.string(), "--out", dir.file("x.csv")};
+    args.insert(args.end(), extra.begin(), extra.end());
+    const Outcome o = cli(args);
+    CHECK(o.code == 1);
+    CHECK_MESSAGE(contains(o.err, what), o.err);
+    CHECK_FALSE(fs::exists(dir.file("x.csv")));
+  };
+  refused({"--frame-rate", "1e12"}, "more than the limit of 10 million");
+  refused({"--frame-rate", "nan"}, "expected a finite number > 0, got 'nan'");
+  refused({"--frame-rate", "inf"}, "expected a finite number > 0, got 'inf'");
+  refused({"--frame-rate", "0"}, "expected a finite number > 0, got '0'");
+  refused({"--noise", "nan"}, "expected a finite number >= 0, got 'nan'");
+}
+
 TEST_CASE("app/sysid: a marker outside the mesh is an error naming its key") {
   TempDir dir;
   const fs::path file = dir.file("outside.json");
