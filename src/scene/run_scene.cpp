@@ -38,11 +38,17 @@ void step_loop(Simulator& sim, const Scene& scene, const RunOptions& options, Ro
     if (scene.static_solve) next.t = k * scene.options.dt;
     const NewtonReport report = advance(sim, rollout, next, binding);
     const double wall = seconds_since(step_start);
-    if (!report.converged() && scene.options.on_failure == FailurePolicy::Stop) {
+    // on_failure "continue" goes on past a step that did not converge, never past a state
+    // that is not a number: its frames would be NaN and the run would end "completed".
+    const bool finite = report.converged() || (next.x.allFinite() && next.v.allFinite());
+    if (!report.converged() && (scene.options.on_failure == FailurePolicy::Stop || !finite)) {
       result.status = RunStatus::NewtonFailed;
       result.failed_step = k;
       result.failure = report;
-      result.message = report.message;
+      result.message = finite ? report.message
+                              : "step " + std::to_string(k) +
+                                    " left a state that is not finite (on_failure \"continue\" "
+                                    "stops there): " + report.message;
       break;
     }
     s = std::move(next);
