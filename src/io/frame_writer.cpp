@@ -82,7 +82,7 @@ Mesh combined_mesh(const Model& model) {
 void create_output_directory(const std::filesystem::path& directory) {
   std::error_code ec;
   std::filesystem::create_directories(directory, ec);
-  if (ec || !std::filesystem::is_directory(directory)) {
+  if (ec || !std::filesystem::is_directory(directory, ec)) {
     throw InputError("cannot create the output directory '" + directory.string() +
                      "': " + (ec ? ec.message() : "a file of that name exists") +
                      "; choose another one with --out");

@@ -259,7 +259,8 @@ TrainReport train(Simulator& sim, std::vector<Episode>& episodes, const Paramete
   report.best_loss = std::numeric_limits<double>::infinity();
   Eigen::VectorXd theta = params.get(sim, episodes.front().rollout);
   std::optional<detail::TrainState> resumed;
-  if (options.resume && !options.state.empty() && std::filesystem::exists(options.state)) {
+  std::error_code ec;
+  if (options.resume && !options.state.empty() && std::filesystem::exists(options.state, ec)) {
     resumed = detail::load_train_state(options.state);
     if (resumed->theta.size() != theta.size() ||
         (resumed->best.size() != 0 && resumed->best.size() != theta.size()))
@@ -271,7 +272,7 @@ TrainReport train(Simulator& sim, std::vector<Episode>& episodes, const Paramete
     report.simulated_steps = resumed->simulated_steps;
     report.gradient_evaluations = resumed->gradient_evaluations;
   } else if (options.resume && !options.checkpoint.empty() &&
-             std::filesystem::exists(options.checkpoint)) {
+             std::filesystem::exists(options.checkpoint, ec)) {
     const Eigen::VectorXd saved = load_parameters(options.checkpoint);
     if (saved.size() != theta.size())
       throw InputError(options.checkpoint + ": holds " + std::to_string(saved.size()) +

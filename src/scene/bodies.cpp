@@ -21,9 +21,13 @@ Mesh read_mesh_file(const ObjectReader& m, int dim) {
     if (m.has(key)) m.fail(key, std::string("'") + key + "' goes with 'generator', not 'file'");
   fs::path path = m.string("file");
   if (path.is_relative()) path = m.source().dir / path;
-  // read_mesh accepts "foo" for foo.node/foo.ele.
-  const bool found =
-      fs::exists(path) || fs::exists(path.string() + ".node");  // also TetGen's "ball.1"
+  // read_mesh accepts "foo" for foo.node/foo.ele. A path the system cannot look up (a name
+  // too long, a loop of links) is an input error with the system's reason, not an exception.
+  std::error_code ec, ec_node;
+  const bool found = fs::exists(path, ec) || fs::exists(path.string() + ".node", ec_node);
+  if (!found && ec && ec != std::errc::no_such_file_or_directory)
+    m.fail("file", "cannot look up the mesh file " + path.string().substr(0, 200) +
+                       (path.string().size() > 200 ? "..." : "") + ": " + ec.message());
   if (!found) m.fail("file", "mesh file not found: " + path.string());
   // A surface is filled with tetrahedra; its volume bound is in scene units (after "scale").
   const std::string ext = path.extension().string();

@@ -70,3 +70,21 @@ TEST_CASE("app/special_files: a device or a folder as a mesh is refused, not rea
   CHECK(input_error_of([&] { read_mesh(dir.file("folder.msh")); })
             .find(dir.file("folder.msh") + ": is a folder, not a mesh file") != std::string::npos);
 }
+
+TEST_CASE("app/special_files: a path the system cannot look up is an input error with its reason") {
+  // std::filesystem threw on these (exit 3, "internal error").
+  TempDir dir;
+  std::filesystem::create_symlink(dir.file("loop_b.msh"), dir.file("loop_a.msh"));
+  std::filesystem::create_symlink(dir.file("loop_a.msh"), dir.file("loop_b.msh"));
+  const std::string long_name = std::string(5000, 'm') + ".msh";
+  for (const auto& [mesh, reason] : {std::pair{std::string("loop_a.msh"), "symbolic links"},
+                                     std::pair{long_name, "too long"}}) {
+    write_text(dir.file("box.json"), box_from_file(mesh));
+    const Outcome run = cli({"run", dir.file("box.json"), "--out", dir.file("out")});
+    CHECK(run.code == app::kExitInputError);
+    CHECK_MESSAGE(run.err.find(reason) != std::string::npos, run.err.substr(0, 300));
+  }
+  const Outcome scene = cli({"run", dir.file(long_name), "--out", dir.file("out")});
+  CHECK(scene.code == app::kExitInputError);
+  CHECK(scene.err.find("File name too long") != std::string::npos);
+}
