@@ -2,6 +2,7 @@
 #include "bodies.hpp"
 
 #include <algorithm>
+#include <cstdio>
 
 #include "plausibility.hpp"
 #include "softgrad/errors.hpp"
@@ -65,6 +66,19 @@ Mesh generate_mesh(const ObjectReader& m, int dim) {
     if (!m.has(key))
       m.fail(key, std::string("missing key '") + key + "', required with 'generator'");
   const std::vector<int> n = m.integers("resolution", dim);
+  // Checked before anything is allocated: [1000, 1000, 1000] asked for 6e9 tetrahedra and
+  // ended in "out of memory". A box cell makes 6 tetrahedra (a rectangle cell 2 triangles).
+  double elements = dim == 3 ? 6.0 : 2.0;
+  for (const int k : n) elements *= k;
+  constexpr double kMaxGeneratedElements = 2e7;
+  if (elements > kMaxGeneratedElements) {
+    char text[160];
+    std::snprintf(text, sizeof text,
+                  "the resolution makes about %.3g elements (%.1f GB for the mesh alone), more "
+                  "than the limit of 2e7",
+                  elements, elements * (dim + 1) * 4 * 1e-9);
+    m.fail("resolution", text);
+  }
   const Eigen::VectorXd size = m.vector("size", dim, {});
   const Eigen::VectorXd origin = m.vector("origin", dim, Eigen::VectorXd::Zero(dim));
   try {

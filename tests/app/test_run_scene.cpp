@@ -5,6 +5,7 @@
 
 #include "app/progress.hpp"
 #include "app_test_support.hpp"
+#include "cli_test_support.hpp"
 #include "softgrad/errors.hpp"
 #include "softgrad/run_scene.hpp"
 
@@ -198,4 +199,26 @@ TEST_CASE("app/run_scene: bad scenes and unwritable output are InputErrors") {
   scene.output.directory = dir.file("taken");
   CHECK(input_error_of([&] { run_scene(scene); }).find("'" + dir.file("taken") + "'") !=
         std::string::npos);
+}
+
+TEST_CASE("app/run_scene: sizes are checked before anything is allocated") {
+  // A generated mesh of 6e9 tetrahedra, and 1e8 steps of a rollout, ended in "internal error:
+  // out of memory" (exit 3); both are input errors naming the size, at once.
+  TempDir dir;
+  write_text(dir.file("big.json"),
+             R"({"name": "big", "time": {"dt": 0.01, "duration": 0.02},
+    "bodies": [{"mesh": {"generator": "box", "resolution": [1000, 1000, 1000],
+                         "size": [0.2, 0.1, 0.1]},
+                "material": {"model": "neo_hookean", "youngs": 1e5, "poisson": 0.3}}]})");
+  const Outcome big = cli({"run", dir.file("big.json"), "--out", dir.file("out")});
+  CHECK(big.code == app::kExitInputError);
+  CHECK(big.err.find("/bodies/0/mesh/resolution: the resolution makes about 6e+09 elements") !=
+        std::string::npos);
+  write_text(dir.file("tiny.json"),
+             tiny_scene_json(R"("loss": [{"type": "center_of_mass", "position": [0, 0, 0]}])"));
+  const Outcome steps =
+      cli({"grad", dir.file("tiny.json"), "--steps", "1000000000", "--params", "youngs"});
+  CHECK(steps.code == app::kExitInputError);
+  CHECK_MESSAGE(steps.err.find("a rollout of 1000000000 steps needs about") != std::string::npos,
+                steps.err);
 }
