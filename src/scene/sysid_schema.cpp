@@ -81,7 +81,7 @@ constexpr KeySpec kContactKeys[] = {
      "stiffness"},
     {"min_gap", Number, "m", kNonNegative, "", "0",
      "the gap adaptive stiffness keeps open; 0: activation_distance / 1000"},
-    {"max_stiffness_scale", Number, "", kPositive, "", "1024",
+    {"max_stiffness_scale", Number, "", kAtLeastOne, "", "1024",
      "the most adaptive stiffness multiplies stiffness by (>= 1)"},
 };
 

@@ -168,6 +168,12 @@ TEST_CASE("scenes/locomotion_reader: bad controller, task and training keys") {
                     "inline.json: /compare/hidden/0: "));
   CHECK(error_of(creature_json(R"("task": {"direction": [0, 0]})")) ==
         "inline.json: /task/direction: the direction must be non-zero");
+  // A creature's task type was never read: "jump" passed, "reach" silently meant distance.
+  CHECK(starts_with(error_of(creature_json(R"("task": {"type": "jump"})")),
+                    "inline.json: /task/type: unknown value 'jump'"));
+  CHECK(error_of(creature_json(R"("task": {"type": "reach"})")) ==
+        "inline.json: /task/type: a creature's task is 'distance'; reach, throw and balance are "
+        "for robots (rigid bodies with motors)");
   CHECK(starts_with(error_of(creature_json(R"("task": {"direction": [1, 0, 0]})")),
                     "inline.json: /task/direction: expected 2 numbers"));
   CHECK(starts_with(error_of(creature_json(R"("train": {"optimizer": "sgd"})")),
