@@ -21,10 +21,17 @@
 
 namespace softgrad {
 
+/// `text` with every byte that is not printable UTF-8 (invalid sequences, control characters
+/// other than newline and tab, DEL) written as \xNN.
+std::string printable_message(const std::string& text);
+
 /// Bad input from a user: the message says what is wrong, where, and how to fix it.
+/// Its message is made printable (printable_message): it often quotes the input, and a bad
+/// file's raw bytes must not reach a terminal or fail to decode in Python.
 class InputError : public std::runtime_error {
  public:
-  using std::runtime_error::runtime_error;
+  explicit InputError(const std::string& what) : std::runtime_error(printable_message(what)) {}
+  explicit InputError(const char* what) : InputError(std::string(what)) {}
 };
 
 /// A simulation that could not be carried out as asked: Newton did not converge in a step and
