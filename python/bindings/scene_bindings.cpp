@@ -263,10 +263,17 @@ void bind_scene(py::module_& m) {
       .def(
           "simulate",
           [](const SceneRef& s, const PyRollout& r) {
-            return PyTrajectory{s,
-                                std::make_shared<const Trajectory>(simulate(*s->sim, own_rollout(s, r)))};
+            RolloutRun run(*s->sim, own_rollout(s, r));
+            while (!run.done()) {
+              run.step();
+              // Ctrl-C raises KeyboardInterrupt after the step under way, not after the last.
+              if (PyErr_CheckSignals() != 0) throw py::error_already_set();
+            }
+            return PyTrajectory{s, std::make_shared<const Trajectory>(std::move(run).take())};
           },
-          py::arg("rollout"), "Runs the rollout; raises ConvergenceError if a step fails.")
+          py::arg("rollout"),
+          "Runs the rollout; raises ConvergenceError if a step fails, KeyboardInterrupt after "
+          "the step under way on Ctrl-C.")
       .def(
           "start",
           [](const SceneRef& s, const PyRollout& r) {

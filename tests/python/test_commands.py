@@ -159,3 +159,24 @@ def test_a_sigkilled_training_resumes_with_its_whole_curve(tmp_path):
     assert after[:done] == before[:done] and done >= 1
     cli("train", BIPED, "--out", str(tmp_path / "straight"), "--iterations", str(len(after)))
     assert after == rows(tmp_path / "straight" / "loss.csv")  # the same curve, bit for bit
+
+
+def test_ctrl_c_interrupts_a_long_simulate_within_a_step(tmp_path):
+    # Scene.simulate ran to its last step before Python saw the signal (25.6 s for 60k steps).
+    import signal
+    import sys
+    import time
+
+    code = ("import softgrad, sys; s = softgrad.load(sys.argv[1]); print('ready', flush=True); "
+            "s.simulate(s.rollout(steps=1000000))")
+    proc = subprocess.Popen([sys.executable, "-c", code,
+                             os.path.join(ROOT, "scenes", "cantilever.json")],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            env=dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path)))
+    assert proc.stdout.readline().strip() == "ready"
+    time.sleep(0.5)  # well into the steps
+    sent = time.monotonic()
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=60)
+    assert time.monotonic() - sent < 1.0
+    assert proc.returncode != 0 and "KeyboardInterrupt" in err
