@@ -173,10 +173,13 @@ def test_ctrl_c_interrupts_a_long_simulate_within_a_step(tmp_path):
                              os.path.join(ROOT, "scenes", "cantilever.json")],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             env=dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path)))
-    assert proc.stdout.readline().strip() == "ready"
-    time.sleep(0.5)  # well into the steps
-    sent = time.monotonic()
-    proc.send_signal(signal.SIGINT)
-    _, err = proc.communicate(timeout=60)
+    try:
+        assert proc.stdout.readline().strip() == "ready"
+        time.sleep(0.5)  # well into the steps
+        sent = time.monotonic()
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=10)
+    finally:
+        proc.kill()  # never left running (a million steps) if the test fails
     assert time.monotonic() - sent < 1.0
     assert proc.returncode != 0 and "KeyboardInterrupt" in err
