@@ -201,9 +201,12 @@ TetgenOutput fill_in_child(SoftgradTetgenFill fill, SoftgradTetgenFree release,
   out.points.resize(3 * n_points);
   out.tets.resize(4 * n_tets);
   out.n_tets = static_cast<int>(n_tets);
-  std::memcpy(out.points.data(), bytes.data() + sizeof header, sizeof(double) * out.points.size());
-  std::memcpy(out.tets.data(), bytes.data() + sizeof header + sizeof(double) * out.points.size(),
-              sizeof(int) * out.tets.size());
+  if (n_points > 0)  // (memcpy from or to an empty vector's null data() is undefined)
+    std::memcpy(out.points.data(), bytes.data() + sizeof header,
+                sizeof(double) * out.points.size());
+  if (n_tets > 0)
+    std::memcpy(out.tets.data(), bytes.data() + sizeof header + sizeof(double) * out.points.size(),
+                sizeof(int) * out.tets.size());
   for (const int v : out.tets)
     if (v < 0 || static_cast<size_t>(v) >= n_points)
       throw InputError(where + ": TetGen's result names a point that does not exist");

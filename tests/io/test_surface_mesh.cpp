@@ -195,10 +195,11 @@ TEST_CASE("io/surface_mesh: surfaces that crash TetGen or would run it away are 
     two << "v " << c[0] + 0.5 << " " << c[1] + 0.5 << " " << c[2] + 0.5 << "\n";
   for (const auto& q : kQuads)
     two << "f " << q[0] + 8 << " " << q[1] + 8 << " " << q[2] + 8 << " " << q[3] + 8 << "\n";
+  // (Under the sanitizers the child may stop with an error report instead of the signal.)
   const std::string overlapping = error("two_cubes.obj", two.str());
   CHECK(overlapping.find(dir.file("two_cubes.obj") + ": ") == 0);
-  CHECK(overlapping.find("not a closed surface without self-intersections") !=
-        std::string::npos);
+  CHECK((overlapping.find("TetGen") != std::string::npos ||
+         overlapping.find("intersects itself") != std::string::npos));
   const std::string repeated = error("repeated.obj", cube_obj() + "f 1 4 3 2\n");
   CHECK(repeated.find(dir.file("repeated.obj") + ": ") == 0);
   // Refused before TetGen runs: coordinates past its predicates' range, a refinement without
