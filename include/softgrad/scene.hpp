@@ -117,8 +117,7 @@ ScenePlugins default_scene_plugins();
 /// @throws InputError for a missing file, malformed JSON (with line and column), unknown keys,
 ///         wrong types, values out of range, missing meshes, bad regions, a plugin that is not
 ///         loaded when `plugins` is MustBeLoaded.
-Scene load_scene(const std::filesystem::path& file,
-                 ScenePlugins plugins = default_scene_plugins());
+Scene load_scene(const std::filesystem::path& file, ScenePlugins plugins = default_scene_plugins());
 
 /// The same from a JSON string; `origin` names it in messages and is the base for relative paths.
 Scene parse_scene(const std::string& json_text, const std::filesystem::path& origin,

@@ -286,8 +286,8 @@ void bind_scene(py::module_& m) {
              const py::object& loss, bool report) {
             if (t.owner != s)
               throw InputError("gradient: this trajectory was simulated by another Scene ('" +
-                               t.owner->scene->name + "'), not by this one ('" +
-                               s->scene->name + "')");
+                               t.owner->scene->name + "'), not by this one ('" + s->scene->name +
+                               "')");
             return gradient_of(t, params, loss, report);
           },
           py::arg("trajectory"), py::arg("params"), py::arg("loss") = py::none(),

@@ -15,9 +15,9 @@ namespace {
 /// 15-30%), so the two larger sizes share one.
 template <class Matrix>
 bool project(double* H, int n) {
-  Eigen::Map<Eigen::Matrix<double, Matrix::RowsAtCompileTime, Matrix::ColsAtCompileTime,
-                           Eigen::RowMajor, Matrix::MaxRowsAtCompileTime,
-                           Matrix::MaxColsAtCompileTime>>
+  Eigen::Map<
+      Eigen::Matrix<double, Matrix::RowsAtCompileTime, Matrix::ColsAtCompileTime, Eigen::RowMajor,
+                    Matrix::MaxRowsAtCompileTime, Matrix::MaxColsAtCompileTime>>
       A(H, n, n);
   bool dominant = true;
   for (int i = 0; i < n && dominant; ++i) {

@@ -9,8 +9,7 @@ namespace softgrad::app {
 CLI::Validator finite_number(double min, bool inclusive) {
   char bound[32];
   std::snprintf(bound, sizeof bound, "%g", min);
-  const std::string wanted =
-      std::string("a finite number ") + (inclusive ? ">= " : "> ") + bound;
+  const std::string wanted = std::string("a finite number ") + (inclusive ? ">= " : "> ") + bound;
   return CLI::Validator(
       [min, inclusive, wanted](std::string& text) -> std::string {
         char* end = nullptr;

@@ -113,8 +113,10 @@ void apply_setting(const std::string& setting, MarkerScene& p) {
 Recording record_markers(MarkerScene& p, double frame_rate, double noise, std::uint64_t seed) {
   // 0 means one frame per step; NaN passed the option's range check and meant the default.
   if (!(frame_rate >= 0.0) || !std::isfinite(frame_rate))
-    throw InputError("record: the frame rate must be a positive number of frames per second, "
-                     "got " + std::to_string(frame_rate));
+    throw InputError(
+        "record: the frame rate must be a positive number of frames per second, "
+        "got " +
+        std::to_string(frame_rate));
   if (!(noise >= 0.0) || !std::isfinite(noise))
     throw InputError("record: the noise must be a standard deviation >= 0 [m], got " +
                      std::to_string(noise));

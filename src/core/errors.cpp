@@ -11,11 +11,11 @@ std::string printable_message(const std::string& text) {
   for (size_t i = 0; i < text.size();) {
     const auto c = static_cast<unsigned char>(text[i]);
     // The length of the UTF-8 sequence this byte starts (0: it starts none).
-    const size_t length = c < 0x80            ? 1
-                          : (c >> 5) == 0x06  ? 2
-                          : (c >> 4) == 0x0E  ? 3
-                          : (c >> 3) == 0x1E  ? 4
-                                              : 0;
+    const size_t length = c < 0x80           ? 1
+                          : (c >> 5) == 0x06 ? 2
+                          : (c >> 4) == 0x0E ? 3
+                          : (c >> 3) == 0x1E ? 4
+                                             : 0;
     bool ok = length > 0 && i + length <= text.size();
     for (size_t k = 1; ok && k < length; ++k)
       ok = (static_cast<unsigned char>(text[i + k]) & 0xC0) == 0x80;

@@ -60,11 +60,13 @@ std::string trusted_contents(int fd, const std::string& where) {
                      "): loading it would run their code as you; copy it to a file of yours "
                      "if you trust it");
   if (st.st_mode & S_IWOTH)
-    throw InputError(where + " is writable by every user, so anyone may have replaced its "
-                             "code; 'chmod o-w' it if you trust it");
+    throw InputError(where +
+                     " is writable by every user, so anyone may have replaced its "
+                     "code; 'chmod o-w' it if you trust it");
   if (st.st_uid != me && (st.st_mode & S_IWGRP))
-    throw InputError(where + " is writable by its group and not yours; 'chmod g-w' it if you "
-                             "trust it");
+    throw InputError(where +
+                     " is writable by its group and not yours; 'chmod g-w' it if you "
+                     "trust it");
   constexpr off_t kMaxBytes = off_t(1) << 30;
   if (st.st_size > kMaxBytes) throw InputError(where + " is larger than 1 GiB: not a plugin");
   std::string bytes(static_cast<size_t>(st.st_size), '\0');
@@ -81,7 +83,8 @@ std::string trusted_contents(int fd, const std::string& where) {
 /// Whether the ELF image `elf` is a shared library for this machine whose dynamic symbol table
 /// defines every name in `needed`; else why not. Read from the file, before the loader runs
 /// any of its code.
-std::string elf_plugin_problem(std::string_view elf, std::initializer_list<std::string_view> needed) {
+std::string elf_plugin_problem(std::string_view elf,
+                               std::initializer_list<std::string_view> needed) {
   const auto at = [&](size_t offset, size_t size) -> const char* {
     return offset <= elf.size() && size <= elf.size() - offset ? elf.data() + offset : nullptr;
   };

@@ -153,8 +153,8 @@ RolloutRun::RolloutRun(Simulator& sim, const Rollout& rollout, const TrajectoryO
   const double state_bytes = 2.0 * 8.0 * static_cast<double>(sim.model().n_dofs());
   const double bytes = static_cast<double>(T) * static_cast<double>(sizeof(NewtonReport)) +
                        (static_cast<double>(T) / traj.every_ + 1.0) * state_bytes;
-  const double memory = static_cast<double>(sysconf(_SC_PHYS_PAGES)) *
-                        static_cast<double>(sysconf(_SC_PAGESIZE));
+  const double memory =
+      static_cast<double>(sysconf(_SC_PHYS_PAGES)) * static_cast<double>(sysconf(_SC_PAGESIZE));
   if (memory > 0 && bytes > 0.5 * memory) {
     char text[200];
     std::snprintf(text, sizeof text,

@@ -16,8 +16,8 @@ void refuse_special_file(const std::filesystem::path& path, const std::string& w
     throw InputError(path.string() + ": cannot open the " + what + ": " + std::strerror(errno));
   }
   if (S_ISREG(st.st_mode)) return;
-  const char* kind = S_ISDIR(st.st_mode)    ? "a folder"
-                     : S_ISFIFO(st.st_mode) ? "a FIFO (named pipe)"
+  const char* kind = S_ISDIR(st.st_mode)                          ? "a folder"
+                     : S_ISFIFO(st.st_mode)                       ? "a FIFO (named pipe)"
                      : S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode) ? "a device"
                      : S_ISSOCK(st.st_mode)                       ? "a socket"
                                                                   : "not a regular file";

@@ -101,8 +101,8 @@ rlim_t address_space_now() {
 }
 
 [[noreturn]] void run_tetgen_child(SoftgradTetgenFill fill, SoftgradTetgenFree release,
-                            const char* switches, const std::vector<double>& points,
-                            const std::vector<int>& triangles, int fd, rlim_t memory) {
+                                   const char* switches, const std::vector<double>& points,
+                                   const std::vector<int>& triangles, int fd, rlim_t memory) {
   // Ctrl-C and SIGTERM stop TetGen at once (the parent's handlers only set flags).
   signal(SIGINT, SIG_DFL);
   signal(SIGTERM, SIG_DFL);

@@ -75,8 +75,10 @@ void write_file_atomically(const std::string& path, std::string_view contents) {
   int error = 0;
   while (done < contents.size() && !error) {
     const ssize_t n = ::write(fd, contents.data() + done, contents.size() - done);
-    if (n > 0) done += static_cast<size_t>(n);
-    else if (n < 0 && errno != EINTR) error = errno;
+    if (n > 0)
+      done += static_cast<size_t>(n);
+    else if (n < 0 && errno != EINTR)
+      error = errno;
   }
   if (::close(fd) != 0 && !error) error = errno;
   if (!error && std::rename(tmp.c_str(), path.c_str()) != 0) error = errno;

@@ -2,10 +2,10 @@
 
 #include <charconv>
 #include <cmath>
-#include <limits>
 #include <cstdlib>
 #include <fstream>
 #include <iomanip>
+#include <limits>
 #include <sstream>
 
 #include "../io/input_file.hpp"
@@ -70,7 +70,8 @@ class Reader {
   void end() {
     std::string extra;
     if (in_ >> extra)
-      throw InputError(file_ + ": unexpected text after the training state: " + extra.substr(0, 40));
+      throw InputError(file_ +
+                       ": unexpected text after the training state: " + extra.substr(0, 40));
   }
 
  private:

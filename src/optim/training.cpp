@@ -242,8 +242,8 @@ Eigen::VectorXd load_parameters(const std::string& file) {
     const std::string& t = tokens[static_cast<size_t>(i) + 1];
     const auto [end, error] = std::from_chars(t.data(), t.data() + t.size(), theta[i]);
     if (error != std::errc() || end != t.data() + t.size() || !std::isfinite(theta[i]))
-      throw InputError(file + ": value " + std::to_string(i + 1) + " is not a finite number: " +
-                       t.substr(0, 40));
+      throw InputError(file + ": value " + std::to_string(i + 1) +
+                       " is not a finite number: " + t.substr(0, 40));
   }
   return theta;
 }

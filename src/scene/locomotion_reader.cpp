@@ -465,8 +465,9 @@ std::shared_ptr<Model> read_creature(const ObjectReader& top, Scene& scene) {
   const ObjectReader task = top.object("task", schema::task);
   // Read, so that a type that is not one ("jump") or not a creature's is refused, not ignored.
   if (task.string("type") != "distance")
-    task.fail("type", "a creature's task is 'distance'; reach, throw and balance are for robots "
-                      "(rigid bodies with motors)");
+    task.fail("type",
+              "a creature's task is 'distance'; reach, throw and balance are for robots "
+              "(rigid bodies with motors)");
   Eigen::VectorXd d = Eigen::VectorXd::Zero(dim);
   d[0] = 1.0;
   d = task.vector("direction", dim, d);

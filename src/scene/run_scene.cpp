@@ -48,7 +48,8 @@ void step_loop(Simulator& sim, const Scene& scene, const RunOptions& options, Ro
       result.message = finite ? report.message
                               : "step " + std::to_string(k) +
                                     " left a state that is not finite (on_failure \"continue\" "
-                                    "stops there): " + report.message;
+                                    "stops there): " +
+                                    report.message;
       break;
     }
     s = std::move(next);

@@ -1,5 +1,4 @@
 #include <doctest/doctest.h>
-
 #include <sys/stat.h>
 
 #include <Eigen/Dense>
@@ -85,8 +84,8 @@ TEST_CASE("app/plugins: a scene's plugins key runs no code unless the user allow
 TEST_CASE("app/plugins: with the user's consent a scene loads its plugins before its bodies") {
   TempDir dir;
   const std::string plugin = SOFTGRAD_TEST_PLUGIN;
-  Scene scene = parse_scene(block_scene("[\"" + plugin + "\"]"), dir.file("block.json"),
-                            ScenePlugins::Load);
+  Scene scene =
+      parse_scene(block_scene("[\"" + plugin + "\"]"), dir.file("block.json"), ScenePlugins::Load);
   CHECK(plugin_loaded(plugin));
   CHECK(scene.model->bodies[0].material->name() == "yeoh");
   scene.output.directory = dir.file("out");
@@ -111,8 +110,9 @@ TEST_CASE("app/plugins: a plugin file that others can have written is refused be
   std::filesystem::copy_file(SOFTGRAD_TEST_MARKER_PLUGIN, copy);
   std::filesystem::permissions(copy, std::filesystem::perms::others_write,
                                std::filesystem::perm_options::add);
-  CHECK(input_error_of([&] { load_plugin(copy); })
-            .find("is writable by every user, so anyone may have replaced its code") !=
+  CHECK(input_error_of([&] {
+          load_plugin(copy);
+        }).find("is writable by every user, so anyone may have replaced its code") !=
         std::string::npos);
   CHECK_FALSE(std::filesystem::exists(marker));
   CHECK_FALSE(plugin_loaded(copy));
@@ -122,15 +122,17 @@ TEST_CASE("app/plugins: a plugin file that others can have written is refused be
 TEST_CASE("app/plugins: folders, FIFOs and files that are no library are refused at once") {
   TempDir dir;
   std::filesystem::create_directory(dir.file("folder.so"));
-  CHECK(input_error_of([&] { load_plugin(dir.file("folder.so")); })
-            .find("is a folder, not a shared library") != std::string::npos);
+  CHECK(input_error_of([&] {
+          load_plugin(dir.file("folder.so"));
+        }).find("is a folder, not a shared library") != std::string::npos);
   // A FIFO that no one writes to: opening or reading it would block forever.
   REQUIRE(mkfifo(dir.file("fifo.so").c_str(), 0600) == 0);
-  CHECK(input_error_of([&] { load_plugin(dir.file("fifo.so")); })
-            .find("is not a regular file") != std::string::npos);
+  CHECK(input_error_of([&] { load_plugin(dir.file("fifo.so")); }).find("is not a regular file") !=
+        std::string::npos);
   write_text(dir.file("text.so"), "not an ELF file");
-  CHECK(input_error_of([&] { load_plugin(dir.file("text.so")); })
-            .find("is not a shared library (not an ELF file)") != std::string::npos);
+  CHECK(input_error_of([&] {
+          load_plugin(dir.file("text.so"));
+        }).find("is not a shared library (not an ELF file)") != std::string::npos);
 }
 
 TEST_CASE("app/plugins: a file that is no plugin, of another version or clashing is refused") {

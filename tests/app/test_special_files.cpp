@@ -23,7 +23,8 @@ namespace {
 
 std::string box_from_file(const std::string& mesh) {
   return R"({"name": "box", "time": {"dt": 0.01, "duration": 0.02},
-    "bodies": [{"mesh": {"file": ")" + mesh + R"("},
+    "bodies": [{"mesh": {"file": ")" +
+         mesh + R"("},
                 "material": {"model": "neo_hookean", "youngs": 1e5, "poisson": 0.3}}]})";
 }
 
@@ -47,28 +48,32 @@ TEST_CASE("app/special_files: a FIFO as a scene, mesh, recording or parameter fi
   }
   CHECK(input_error_of([&] { read_mesh(dir.file("mesh.msh")); }).find("is a FIFO") !=
         std::string::npos);
-  CHECK(input_error_of([&] { read_recording(dir.file("recording.csv"), MarkerSet()); })
-            .find("is a FIFO (named pipe), not a recording (CSV)") != std::string::npos);
-  CHECK(input_error_of([&] { load_parameters(dir.file("parameters.txt")); })
-            .find("is a FIFO (named pipe), not a parameter file") != std::string::npos);
+  CHECK(input_error_of([&] {
+          read_recording(dir.file("recording.csv"), MarkerSet());
+        }).find("is a FIFO (named pipe), not a recording (CSV)") != std::string::npos);
+  CHECK(input_error_of([&] {
+          load_parameters(dir.file("parameters.txt"));
+        }).find("is a FIFO (named pipe), not a parameter file") != std::string::npos);
 }
 
 TEST_CASE("app/special_files: a device or a folder as a mesh is refused, not read") {
   TempDir dir;
   // Through links with the names the readers expect: the check looks at what the link names.
-  for (const auto& [name, device] : {std::pair{"zero.msh", "/dev/zero"},
-                                     std::pair{"zero.node", "/dev/zero"},
-                                     std::pair{"urandom.stl", "/dev/urandom"},
-                                     std::pair{"urandom.txt", "/dev/urandom"}})
+  for (const auto& [name, device] :
+       {std::pair{"zero.msh", "/dev/zero"}, std::pair{"zero.node", "/dev/zero"},
+        std::pair{"urandom.stl", "/dev/urandom"}, std::pair{"urandom.txt", "/dev/urandom"}})
     std::filesystem::create_symlink(device, dir.file(name));
   for (const char* mesh : {"zero.msh", "zero.node", "urandom.stl"})
-    CHECK(input_error_of([&] { read_mesh(dir.file(mesh)); })
-              .find(dir.file(mesh) + ": is a device, not a mesh file") != std::string::npos);
-  CHECK(input_error_of([&] { load_parameters(dir.file("urandom.txt")); })
-            .find(": is a device, not a parameter file") != std::string::npos);
+    CHECK(input_error_of([&] {
+            read_mesh(dir.file(mesh));
+          }).find(dir.file(mesh) + ": is a device, not a mesh file") != std::string::npos);
+  CHECK(input_error_of([&] {
+          load_parameters(dir.file("urandom.txt"));
+        }).find(": is a device, not a parameter file") != std::string::npos);
   std::filesystem::create_directory(dir.file("folder.msh"));
-  CHECK(input_error_of([&] { read_mesh(dir.file("folder.msh")); })
-            .find(dir.file("folder.msh") + ": is a folder, not a mesh file") != std::string::npos);
+  CHECK(input_error_of([&] {
+          read_mesh(dir.file("folder.msh"));
+        }).find(dir.file("folder.msh") + ": is a folder, not a mesh file") != std::string::npos);
 }
 
 TEST_CASE("app/special_files: a path the system cannot look up is an input error with its reason") {
@@ -77,8 +82,8 @@ TEST_CASE("app/special_files: a path the system cannot look up is an input error
   std::filesystem::create_symlink(dir.file("loop_b.msh"), dir.file("loop_a.msh"));
   std::filesystem::create_symlink(dir.file("loop_a.msh"), dir.file("loop_b.msh"));
   const std::string long_name = std::string(5000, 'm') + ".msh";
-  for (const auto& [mesh, reason] : {std::pair{std::string("loop_a.msh"), "symbolic links"},
-                                     std::pair{long_name, "too long"}}) {
+  for (const auto& [mesh, reason] :
+       {std::pair{std::string("loop_a.msh"), "symbolic links"}, std::pair{long_name, "too long"}}) {
     write_text(dir.file("box.json"), box_from_file(mesh));
     const Outcome run = cli({"run", dir.file("box.json"), "--out", dir.file("out")});
     CHECK(run.code == app::kExitInputError);

@@ -183,7 +183,8 @@ TEST_CASE("app/sysid: bad recordings are errors naming the file and line, exit c
   CHECK(contains(missing.err, "none.csv: cannot open the recording"));
 }
 
-TEST_CASE("app/record: frame rates and noise that are not numbers, or too many frames, are refused") {
+TEST_CASE(
+    "app/record: frame rates and noise that are not numbers, or too many frames, are refused") {
   // --frame-rate 1e12 overflowed the frame count (0 frames, exit 0); NaN passed the option's
   // range check and meant the default.
   TempDir dir;

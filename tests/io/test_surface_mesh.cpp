@@ -186,8 +186,9 @@ TEST_CASE("io/surface_mesh: surfaces that crash TetGen or would run it away are 
     std::ofstream(dir.file(name), std::ios::binary) << text;
     return test::input_error_of([&] { read_mesh(dir.file(name), options); });
   };
-  const std::string flat = error("flat.obj", "v 0 0 0\nv 1 0 0\nv 1 1 0\nv 0 1 0\n"
-                                             "f 1 2 3\nf 1 3 4\nf 1 3 2\nf 1 4 3\n");
+  const std::string flat = error("flat.obj",
+                                 "v 0 0 0\nv 1 0 0\nv 1 1 0\nv 0 1 0\n"
+                                 "f 1 2 3\nf 1 3 4\nf 1 3 2\nf 1 4 3\n");
   CHECK(flat.find(dir.file("flat.obj") + ": TetGen crashed (") == 0);
   std::ostringstream two;
   two << cube_obj();

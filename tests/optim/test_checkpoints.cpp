@@ -65,13 +65,15 @@ TEST_CASE("optim/checkpoints: a training state reads back, and a damaged one is 
   };
   CHECK(error("iteration 7", "iteration 2147483647").find("the training state is not valid") !=
         std::string::npos);
-  CHECK(error("iteration 7", "iteration 99999999999").find("'iteration' is not an integer in "
-                                                           "range") != std::string::npos);
+  CHECK(error("iteration 7", "iteration 99999999999")
+            .find("'iteration' is not an integer in "
+                  "range") != std::string::npos);
   CHECK(error("iteration 7", "iteration 7.0").find("'iteration' is not an integer") !=
         std::string::npos);
   CHECK(error("best_loss inf", "best_loss nan").find("the training state is not valid") !=
         std::string::npos);
   write_text(path, good + "garbage\n");
-  CHECK(input_error_of([&] { detail::load_train_state(path); })
-            .find("unexpected text after the training state: garbage") != std::string::npos);
+  CHECK(input_error_of([&] {
+          detail::load_train_state(path);
+        }).find("unexpected text after the training state: garbage") != std::string::npos);
 }
