@@ -5,6 +5,7 @@
 #include <random>
 #include <regex>
 
+#include "io/text_output.hpp"
 #include "softgrad/errors.hpp"
 #include "softgrad/parameters.hpp"
 
@@ -116,10 +117,10 @@ Recording record_markers(MarkerScene& p, double frame_rate, double noise, std::u
     throw InputError(
         "record: the frame rate must be a positive number of frames per second, "
         "got " +
-        std::to_string(frame_rate));
+        detail::number_text(frame_rate, 6));
   if (!(noise >= 0.0) || !std::isfinite(noise))
     throw InputError("record: the noise must be a standard deviation >= 0 [m], got " +
-                     std::to_string(noise));
+                     detail::number_text(noise, 6));
   const double dt = p.sim->options().dt, t0 = p.rollout.initial.t;
   const int steps = p.rollout.steps;
   const double period = frame_rate > 0.0 ? 1.0 / frame_rate : dt;
@@ -127,8 +128,9 @@ Recording record_markers(MarkerScene& p, double frame_rate, double noise, std::u
   const double wanted = std::floor(steps * dt / period + 1e-9) + 1.0;
   constexpr double kMaxFrames = 1e7;
   if (!(wanted <= kMaxFrames))
-    throw InputError("record: " + std::to_string(frame_rate) + " frames per second over " +
-                     std::to_string(steps * dt) + " s would be " + std::to_string(wanted) +
+    throw InputError("record: " + detail::number_text(frame_rate, 6) + " frames per second over " +
+                     detail::number_text(steps * dt, 6) + " s would be " +
+                     detail::number_text(wanted, 6) +
                      " frames, more than the limit of 10 million; choose a lower --frame-rate");
   const int frames = static_cast<int>(wanted);
   const Trajectory traj = simulate(*p.sim, p.rollout);

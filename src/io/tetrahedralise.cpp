@@ -23,6 +23,7 @@
 #include "softgrad/io.hpp"
 #include "solvers/loadable_module.hpp"
 #include "tetgen_module.hpp"
+#include "text_output.hpp"
 
 namespace softgrad {
 namespace {
@@ -77,18 +78,6 @@ constexpr rlim_t kTetgenBytes = rlim_t(8) << 30;
 // simulation of this size would take hours per second of motion on a workstation anyway).
 constexpr double kMaxFilledTets = 2e6;
 
-bool write_to_parent(int fd, const void* data, size_t bytes) {
-  const char* p = static_cast<const char*>(data);
-  while (bytes > 0) {
-    const ssize_t n = ::write(fd, p, bytes);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return false;
-    p += n;
-    bytes -= static_cast<size_t>(n);
-  }
-  return true;
-}
-
 // The address space this process uses now (the child starts with a copy of it).
 rlim_t address_space_now() {
   std::FILE* f = std::fopen("/proc/self/statm", "r");
@@ -119,10 +108,11 @@ rlim_t address_space_now() {
        static_cast<int>(triangles.size() / 3), &out);
   const int header[3] = {out.code, out.code == 0 ? out.n_points : 0,
                          out.code == 0 ? out.n_tets : 0};
-  bool ok = write_to_parent(fd, header, sizeof header);
+  bool ok = detail::write_all(fd, header, sizeof header);
   if (ok && out.code == 0)
-    ok = write_to_parent(fd, out.points, sizeof(double) * 3 * static_cast<size_t>(out.n_points)) &&
-         write_to_parent(fd, out.tets, sizeof(int) * 4 * static_cast<size_t>(out.n_tets));
+    ok =
+        detail::write_all(fd, out.points, sizeof(double) * 3 * static_cast<size_t>(out.n_points)) &&
+        detail::write_all(fd, out.tets, sizeof(int) * 4 * static_cast<size_t>(out.n_tets));
   release(&out);
   _exit(ok ? 0 : 1);  // no atexit handlers, no static destructors: they belong to the parent
 }
@@ -239,21 +229,17 @@ Mesh tetrahedralise(const SurfaceMesh& surface, const TetrahedraliseOptions& opt
                      std::to_string(options.max_radius_edge));
   if (!(options.max_volume >= 0.0) || !std::isfinite(options.max_volume))
     throw InputError(where + ": max_volume must be >= 0 (0: no bound)");
-  const auto number = [](double v) {
-    char text[32];
-    std::snprintf(text, sizeof text, "%.3g", v);
-    return std::string(text);
-  };
   // Coordinates this large overflow TetGen's exact predicates (it asserts and dies).
   if (surface.X.size() > 0 && !(surface.X.cwiseAbs().maxCoeff() <= 1e100))
     throw InputError(where + ": coordinates of magnitude " +
-                     number(surface.X.cwiseAbs().maxCoeff()) +
+                     detail::number_text(surface.X.cwiseAbs().maxCoeff()) +
                      " or non-finite ones cannot be filled with tetrahedra (at most 1e100)");
   const double volume = surface_enclosed_volume(surface);
   if (options.max_volume > 0.0 && volume / options.max_volume > kMaxFilledTets)
-    throw InputError(where + ": max_volume " + number(options.max_volume) + " would make about " +
-                     number(volume / options.max_volume) + " tetrahedra in the enclosed volume " +
-                     number(volume) + ", more than the limit of " + number(kMaxFilledTets) +
+    throw InputError(where + ": max_volume " + detail::number_text(options.max_volume) +
+                     " would make about " + detail::number_text(volume / options.max_volume) +
+                     " tetrahedra in the enclosed volume " + detail::number_text(volume) +
+                     ", more than the limit of " + detail::number_text(kMaxFilledTets) +
                      "; choose a larger max_volume");
   const auto [fill, release] = tetgen_functions(where);
   // Row-major copies for the C interface (Eigen's matrices here are column-major).

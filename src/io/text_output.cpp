@@ -21,6 +21,12 @@ void append_number(std::string& out, double v, int digits) {
   out.append(buf, r.ptr);
 }
 
+std::string number_text(double v, int digits) {
+  std::string out;
+  append_number(out, v, digits);
+  return out;
+}
+
 void append_number_exact(std::string& out, double v) {
   char buf[32];
   const auto r = std::to_chars(buf, buf + sizeof buf, v);
@@ -55,6 +61,22 @@ mode_t creation_mask() {
 
 }  // namespace
 
+bool write_all(int fd, const void* data, size_t bytes) {
+  const char* p = static_cast<const char*>(data);
+  while (bytes > 0) {
+    const ssize_t n = ::write(fd, p, bytes);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return false;
+    if (n == 0) {
+      errno = EIO;  // (a regular file or pipe never takes nothing without an error)
+      return false;
+    }
+    p += n;
+    bytes -= static_cast<size_t>(n);
+  }
+  return true;
+}
+
 int create_unique_file(const std::filesystem::path& folder, const std::string& stem,
                        std::string& name) {
   name = (folder.empty() ? std::string() : folder.string() + "/") + "." + stem + ".XXXXXX";
@@ -71,15 +93,7 @@ void write_file_atomically(const std::string& path, std::string_view contents) {
   std::string tmp;
   const int fd = create_unique_file(target.parent_path(), target.filename().string(), tmp);
   if (fd < 0) throw InputError("cannot write '" + path + "': " + std::strerror(errno));
-  size_t done = 0;
-  int error = 0;
-  while (done < contents.size() && !error) {
-    const ssize_t n = ::write(fd, contents.data() + done, contents.size() - done);
-    if (n > 0)
-      done += static_cast<size_t>(n);
-    else if (n < 0 && errno != EINTR)
-      error = errno;
-  }
+  int error = write_all(fd, contents.data(), contents.size()) ? 0 : errno;
   if (::close(fd) != 0 && !error) error = errno;
   if (!error && std::rename(tmp.c_str(), path.c_str()) != 0) error = errno;
   if (error) {
