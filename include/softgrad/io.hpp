@@ -60,11 +60,16 @@ struct TetrahedraliseOptions {
 bool has_tetgen();
 
 /// Fills a closed, non-self-intersecting surface with quality tetrahedra (TetGen, boundary
-/// preserved up to added Steiner points). TetGen runs in a child process with a budget (45 s,
-/// 8 GiB more than this process uses), so that a crash or a runaway refinement on a bad surface
-/// is an error here, never the end of the program; a max_volume that would make more than 2
-/// million tetrahedra in the enclosed volume, or coordinates beyond 1e100, are refused before.
-/// @throws InputError naming the surface when it is open, intersects itself, makes TetGen
+/// preserved up to added Steiner points). The surface is checked first: every vertex on a
+/// triangle, no two vertices closer than 1e-10 of its size, no triangle without area or given
+/// twice, every edge on two triangles traversed once each way, one fan of triangles around each
+/// vertex; then TetGen's exact self-intersection check (-d). TetGen runs in a child process with a
+/// budget (45 s, 8 GiB more than this process uses), so that a crash or a runaway refinement on a
+/// bad surface is an error here, never the end of the program; a max_volume that would make more
+/// than 2 million tetrahedra in the enclosed volume, or coordinates beyond 1e100, are refused
+/// before.
+/// @throws InputError naming the surface (and the place, by coordinates) when it fails a
+///         check, is open, intersects itself, makes TetGen
 ///         crash or exceed its budget, or when the build has no TetGen.
 Mesh tetrahedralise(const SurfaceMesh& surface, const TetrahedraliseOptions& options = {});
 

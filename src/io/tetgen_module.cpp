@@ -3,6 +3,7 @@
 #include "tetgen_module.hpp"
 
 #include <algorithm>
+#include <cstring>
 #include <new>
 
 #define TETLIBRARY  // TetGen throws its exit code instead of calling exit()
@@ -31,6 +32,11 @@ extern "C" __attribute__((visibility("default"))) void softgrad_tetgen_fill(
       for (int k = 0; k < 3; ++k) f.polygonlist[0].vertexlist[k] = triangles[3 * t + k];
     }
     tetrahedralize(const_cast<char*>(switches), &in, &out);
+    // -d (detection only): the facets found intersecting are the output's triangles.
+    if (std::strchr(switches, 'd')) {
+      result->code = out.numberoftrifaces > 0 ? 3 : 0;
+      return;
+    }
     if (out.numberoftetrahedra <= 0 || out.numberofcorners < 4) return;
     result->points = new double[static_cast<size_t>(out.numberofpoints) * 3];
     std::copy(out.pointlist, out.pointlist + static_cast<size_t>(out.numberofpoints) * 3,

@@ -18,7 +18,8 @@ struct SoftgradTetgenResult {
   int code;
 };
 
-/// Runs TetGen's tetrahedralize() with `switches` on the triangles of a surface.
+/// Runs TetGen's tetrahedralize() with `switches` on the triangles of a surface. With "d" among
+/// the switches it only checks the surface: code 3 when facets intersect, else 0 and no result.
 typedef void (*SoftgradTetgenFill)(const char* switches, const double* points, int n_points,
                                    const int* triangles, int n_triangles,
                                    SoftgradTetgenResult* result);

@@ -22,6 +22,7 @@
 #include "softgrad/errors.hpp"
 #include "softgrad/io.hpp"
 #include "solvers/loadable_module.hpp"
+#include "surface_check.hpp"
 #include "tetgen_module.hpp"
 #include "text_output.hpp"
 
@@ -104,8 +105,15 @@ rlim_t address_space_now() {
   const rlimit limit{memory, memory};
   setrlimit(RLIMIT_AS, &limit);
   SoftgradTetgenResult out{};
-  fill(switches, points.data(), static_cast<int>(points.size() / 3), triangles.data(),
-       static_cast<int>(triangles.size() / 3), &out);
+  const int n_points = static_cast<int>(points.size() / 3);
+  const int n_triangles = static_cast<int>(triangles.size() / 3);
+  // First TetGen's self-intersection check (-d, exact predicates): its meshing trusts the
+  // surface and may crash on one that intersects itself.
+  fill("pdzQ", points.data(), n_points, triangles.data(), n_triangles, &out);
+  if (out.code == 0) {
+    release(&out);
+    fill(switches, points.data(), n_points, triangles.data(), n_triangles, &out);
+  }
   const int header[3] = {out.code, out.code == 0 ? out.n_points : 0,
                          out.code == 0 ? out.n_tets : 0};
   bool ok = detail::write_all(fd, header, sizeof header);
@@ -234,6 +242,7 @@ Mesh tetrahedralise(const SurfaceMesh& surface, const TetrahedraliseOptions& opt
     throw InputError(where + ": coordinates of magnitude " +
                      detail::number_text(surface.X.cwiseAbs().maxCoeff()) +
                      " or non-finite ones cannot be filled with tetrahedra (at most 1e100)");
+  detail::check_closed_surface(surface, where);
   const double volume = surface_enclosed_volume(surface);
   if (options.max_volume > 0.0 && volume / options.max_volume > kMaxFilledTets)
     throw InputError(where + ": max_volume " + detail::number_text(options.max_volume) +
