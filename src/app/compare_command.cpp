@@ -17,6 +17,7 @@
 #include "app/gradient_problem.hpp"
 #include "app/interrupt.hpp"
 #include "app/locomotion_problem.hpp"
+#include "app/output_lock.hpp"
 #include "app/scene_commands.hpp"
 #include "io/text_output.hpp"
 #include "scene/summary.hpp"
@@ -396,7 +397,8 @@ json compare_scene(Scene scene, const CompareSettings& args, const Console& c) {
   const TaskPool pool(args.overrides.threads);
   const bool leader = pool.rank() == 0;
   const std::filesystem::path dir = p.scene.output.directory;
-  if (leader) create_output_directory(dir);
+  std::optional<OutputLock> lock;
+  if (leader) lock.emplace(dir);
   const bool talk = !args.overrides.quiet && leader;
   const long gradient_budget =
       loc.compare.gradient_budget > 0 ? std::min(budget, loc.compare.gradient_budget) : budget;

@@ -9,6 +9,7 @@
 #include "app/cli.hpp"
 #include "app/commands.hpp"
 #include "app/interrupt.hpp"
+#include "app/output_lock.hpp"
 #include "app/progress.hpp"
 #include "app/scene_overrides.hpp"
 #include "softgrad/errors.hpp"
@@ -94,6 +95,7 @@ int execute(const RunArgs& args, const Console& c) {
   Scene scene = load_scene(args.scene);
   apply_overrides(args.overrides, scene);
   if (args.overrides.verbose) print_setup(c, scene);
+  const OutputLock lock(scene.output.directory);
 
   progress.emplace(c.err, Progress::choose(args.overrides.verbosity(), c.err_is_terminal),
                    scene.steps);

@@ -5,6 +5,7 @@
 #include <ostream>
 
 #include "app/commands.hpp"
+#include "app/output_lock.hpp"
 #include "app/scene_overrides.hpp"
 #include "softgrad/static_solve.hpp"
 
@@ -38,6 +39,7 @@ int execute(const StaticArgs& args, const Console& c) {
   apply_threads(args.overrides.threads);
   Scene scene = load_scene(args.scene);
   apply_overrides(args.overrides, scene);
+  const OutputLock lock(scene.output.directory);
   const StaticResult result = static_solve(scene);
   print_report(c, scene, result);
   return exit_code(result);

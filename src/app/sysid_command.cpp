@@ -9,6 +9,7 @@
 #include "app/cli.hpp"
 #include "app/commands.hpp"
 #include "app/interrupt.hpp"
+#include "app/output_lock.hpp"
 #include "app/scene_commands.hpp"
 #include "app/scene_overrides.hpp"
 #include "app/sysid_field.hpp"
@@ -80,7 +81,8 @@ json sysid_scene(Scene scene, const SysIdSettings& args, const Console& c) {
                    e.recording});
   const std::filesystem::path dir = args.out;
   const bool leader = TaskPool().rank() == 0;  // in an MPI run the first process reports
-  if (leader) create_output_directory(dir);    // fail now, not after the fit
+  std::optional<OutputLock> lock;              // fail now, not after the fit
+  if (leader) lock.emplace(dir);
   const SysIdReport report = identify(fit, options);
   json result = sysid_report_json(runs, report);
   if (!leader) return result;

@@ -12,6 +12,7 @@
 #include "app/commands.hpp"
 #include "app/interrupt.hpp"
 #include "app/locomotion_problem.hpp"
+#include "app/output_lock.hpp"
 #include "app/scene_commands.hpp"
 #include "io/input_file.hpp"
 #include "io/text_output.hpp"
@@ -126,7 +127,7 @@ json train_scene(Scene scene, const TrainSettings& args, const Console& c) {
   LocomotionProblem p = locomotion_problem(std::move(scene), args.overrides);
   const Locomotion& loc = p.locomotion();
   const std::filesystem::path dir = p.scene.output.directory;
-  create_output_directory(dir);
+  const OutputLock lock(dir);
   TrainOptions o = train_options(loc, args.iterations);
   o.checkpoint = (dir / "best_parameters.txt").string();
   o.state = (dir / "train_state.txt").string();
