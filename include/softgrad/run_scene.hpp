@@ -18,7 +18,8 @@ namespace softgrad {
 enum class RunStatus {
   Completed,     ///< every requested step was taken
   NewtonFailed,  ///< Newton failed in a step under FailurePolicy::Stop; the run stopped there
-  Interrupted,   ///< the interrupt flag was raised (Ctrl-C); the run stopped between steps
+  Interrupted,   ///< the interrupt flag was raised (Ctrl-C); the run stopped between steps or
+                 ///< within one (that step not taken)
   Error          ///< an exception (e.g. an unwritable frame) stopped the run; it is rethrown
 };
 
@@ -43,8 +44,9 @@ struct RunOptions {
   /// Called after each completed step with the steps done and the seconds since the loop began
   /// (the command line draws its progress bar with it); none when empty.
   std::function<void(int steps_done, double elapsed_s)> on_step;
-  /// Checked before each step; when it points to a non-zero value the run stops (status
-  /// Interrupted) and writes what it has, as after a Newton failure.
+  /// Checked before each step and within it (NewtonOptions::interrupt: each Newton iteration);
+  /// when it points to a non-zero value the run stops (status Interrupted) and writes what it
+  /// has, as after a Newton failure.
   const volatile std::sig_atomic_t* interrupt = nullptr;
   /// Changes the scene's rollout before the run (what a trained controller or launch plays,
   /// written by ParameterSet::set); none when empty.

@@ -4,6 +4,7 @@
 /// filter, and a choice of linear solver.
 #pragma once
 
+#include <csignal>
 #include <memory>
 #include <string>
 #include <vector>
@@ -80,6 +81,11 @@ struct NewtonOptions {
   /// Newton's tolerance is solved again to the solver's tolerance before the solve ends, so the
   /// solution's accuracy is that of exact directions. 0: every solve to the solver's tolerance.
   double max_forcing = 0.1;
+  /// Polled before each Newton iteration and each line-search trial: when it points to a
+  /// non-zero value (a signal handler's flag), the solve stops with status Interrupted and the
+  /// step leaves its state unchanged under either failure policy, so Ctrl-C or SIGTERM ends
+  /// a long step within one iteration instead of at its end. nullptr: never polled.
+  const volatile std::sig_atomic_t* interrupt = nullptr;
   bool operator==(const NewtonOptions&) const = default;
 };
 
@@ -103,7 +109,8 @@ struct NewtonReport {
     MaxIterations,
     LineSearchFailed,
     LinearSolverFailed,
-    InfeasibleStart
+    InfeasibleStart,
+    Interrupted  ///< NewtonOptions::interrupt was raised; the state is the step's start
   };
   Status status = Status::Converged;
   int iterations = 0;

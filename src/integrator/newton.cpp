@@ -223,7 +223,9 @@ NewtonReport newton_solve(IncrementalPotential& phi, NewtonLinearSolver solver,
   bool correcting = options.correct_directions;
   const bool iterative = solver.matrix_free != nullptr || !solver.assembled->is_direct();
   ForcingSequence forcing(options.max_forcing, iterative);
+  const auto interrupted = [&] { return options.interrupt && *options.interrupt != 0; };
   for (r.iterations = 0; r.iterations < options.max_iterations;) {
+    if (interrupted()) return fail(r, Status::Interrupted, "interrupted within the step");
     r.gradient_norm = g.lpNorm<Eigen::Infinity>();
     rhs = -g;
     if (factorization_reusable) {
@@ -300,6 +302,7 @@ NewtonReport newton_solve(IncrementalPotential& phi, NewtonLinearSolver solver,
     double alpha = alpha_start;
     int k = 0;
     for (; k < options.max_line_search; ++k, alpha *= 0.5) {
+      if (interrupted()) return fail(r, Status::Interrupted, "interrupted within the step");
       if (t_max >= 1.0 && alpha * r.step_norm <= step_tolerance &&
           r.step_norm <= 1e3 * step_tolerance) {
         // Near convergence and backtracked below the tolerance: Phi's round-off (which scales

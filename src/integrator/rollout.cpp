@@ -129,7 +129,9 @@ NewtonReport advance(Simulator& sim, Rollout& rollout, State& s, const Controlle
       rollout.kinematic_path.empty() ? nullptr : &rollout.kinematic_path[s.step];
   if (!rollout.static_solve) return sim.step(s, rollout.parameters, prescribed);
   const NewtonReport r = sim.solve_static(s, rollout.parameters, prescribed);
-  if (r.converged() || sim.options().on_failure == FailurePolicy::Continue) ++s.step;
+  if (r.converged() || (sim.options().on_failure == FailurePolicy::Continue &&
+                        r.status != NewtonReport::Status::Interrupted))
+    ++s.step;
   return r;
 }
 

@@ -20,6 +20,8 @@ const char* to_string(NewtonReport::Status s) {
       return "linear_solver_failed";
     case NewtonReport::Status::InfeasibleStart:
       return "infeasible_start";
+    case NewtonReport::Status::Interrupted:
+      return "interrupted";
   }
   return "?";
 }
@@ -117,6 +119,7 @@ NewtonReport Simulator::step(State& s, const TermParameters& parameters,
     r = newton_solve(*impl_->phi, impl_->solver(), options_.newton, tol, x);
   }
   if (!r.converged()) {
+    if (r.status == NewtonReport::Status::Interrupted) return r;
     log(LogLevel::Warn, "step to t = " + std::to_string(t_next) + ": " + r.message);
     if (options_.on_failure == FailurePolicy::Stop) return r;
   }
@@ -183,6 +186,7 @@ NewtonReport Simulator::solve_static(State& s, const TermParameters& parameters,
   const double tol = options_.newton.tolerance * model_->length_scale();
   NewtonReport r = newton_solve(*impl_->phi, impl_->solver(), options_.newton, tol, x);
   if (!r.converged()) {
+    if (r.status == NewtonReport::Status::Interrupted) return r;
     log(LogLevel::Warn, std::string("static solve: ") + r.message);
     if (options_.on_failure == FailurePolicy::Stop) return r;
   }

@@ -38,6 +38,12 @@ void step_loop(Simulator& sim, const Scene& scene, const RunOptions& options, Ro
     if (scene.static_solve) next.t = k * scene.options.dt;
     const NewtonReport report = advance(sim, rollout, next, binding);
     const double wall = seconds_since(step_start);
+    if (report.status == NewtonReport::Status::Interrupted) {  // within the step: not taken
+      result.status = RunStatus::Interrupted;
+      result.message = "interrupted in step " + std::to_string(k) + " (the state after step " +
+                       std::to_string(k - 1) + " is kept)";
+      break;
+    }
     // on_failure "continue" goes on past a step that did not converge, never past a state
     // that is not a number: its frames would be NaN and the run would end "completed".
     const bool finite = report.converged() || (next.x.allFinite() && next.v.allFinite());
@@ -106,7 +112,9 @@ RunResult run_scene(const Scene& scene, const RunOptions& options) {
   if (scene.steps < 0) throw InputError("the number of steps must be >= 0");
   // Setup: the simulator (symbolic analysis) and the output folder.
   const Clock::time_point setup_start = Clock::now();
-  Simulator sim(scene.model, scene.options);
+  SimulationOptions sim_options = scene.options;
+  sim_options.newton.interrupt = options.interrupt;  // a long step stops within an iteration
+  Simulator sim(scene.model, sim_options);
   RunResult result;
   result.steps_requested = scene.steps;
   result.threads = omp_get_max_threads();

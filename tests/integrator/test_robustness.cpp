@@ -6,6 +6,7 @@
 #include <Eigen/Dense>
 #include <algorithm>
 #include <cmath>
+#include <csignal>
 #include <limits>
 #include <memory>
 #include <string>
@@ -330,4 +331,29 @@ TEST_CASE("integrator/newton: after projected steps the exact Hessian returns fo
   REQUIRE(r.converged());
   CHECK(r.iterations <= 10);
   CHECK((s.x - model->X).lpNorm<Eigen::Infinity>() <= 1e-3);
+}
+
+TEST_CASE("integrator/newton: a raised interrupt flag stops the step and leaves the state") {
+  auto model = box_model("neo_hookean", 1e5, 0.3, 1000.0, {2, 2, 2}, {1.0, 1.0, 1.0});
+  for (const FailurePolicy policy : {FailurePolicy::Stop, FailurePolicy::Continue}) {
+    volatile std::sig_atomic_t flag = 0;
+    SimulationOptions opt;
+    opt.on_failure = policy;
+    opt.newton.interrupt = &flag;
+    Simulator sim(model, opt);
+    State s = sim.rest_state();
+    s.v.setConstant(0.5);
+    const State before = s;
+    CHECK(sim.step(s).converged());  // polled, not raised: the step as without a flag
+    CHECK(s.t == doctest::Approx(before.t + opt.dt));
+    const State after_one = s;
+    flag = 1;
+    const NewtonReport r = sim.step(s);
+    CHECK(r.status == NewtonReport::Status::Interrupted);
+    CHECK(std::string(to_string(r.status)) == "interrupted");
+    // Neither policy takes an interrupted step: the state is the step's start.
+    CHECK(s.x == after_one.x);
+    CHECK(s.v == after_one.v);
+    CHECK(s.t == after_one.t);
+  }
 }

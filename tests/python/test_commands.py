@@ -112,6 +112,42 @@ def test_sigterm_stops_a_run_between_steps_and_keeps_its_output(tmp_path):
     assert pvd.count("<DataSet") == len(list(out.glob("*.vtu")))
 
 
+def test_sigterm_stops_a_run_within_a_long_step(tmp_path):
+    """A step of many Newton iterations (~4 s here) ends within a second of SIGTERM: the flag is
+    polled at every iteration, not only between steps, and the interrupted step is not taken."""
+    import signal
+    import time
+
+    scene = tmp_path / "long_step.json"
+    scene.write_text(json.dumps({
+        "name": "long_step", "time": {"dt": 5.0, "duration": 5.0}, "gravity": [0, -9.81, 0],
+        "solver": {"newton_tolerance": 1e-12, "newton_max_iterations": 500},
+        "bodies": [{"mesh": {"generator": "box", "resolution": [60, 10, 10],
+                             "size": [6.0, 0.1, 0.1]},
+                    "material": {"model": "neo_hookean", "youngs": 2e4, "poisson": 0.3}}],
+        "boundary": [{"name": "clamp",
+                      "region": {"plane": {"point": [0, 0, 0], "normal": [-1, 0, 0]}}}],
+        "output": {"every": 0}}))
+    out = tmp_path / "run"
+    proc = subprocess.Popen([EXE, "run", str(scene), "--out", str(out), "--verbose"],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    try:
+        proc.stderr.readline()  # the set-up line: the step starts next
+        time.sleep(1.0)
+        proc.send_signal(signal.SIGTERM)
+        sent = time.monotonic()
+        proc.wait(timeout=60)
+        waited = time.monotonic() - sent
+    finally:
+        proc.kill()
+    assert proc.returncode == 143, proc.stderr.read()
+    assert waited < 1.0, f"SIGTERM took {waited:.2f} s to stop the step"
+    with open(out / "summary.json") as f:
+        summary = json.load(f)
+    assert summary["status"] == "interrupted" and summary["steps_completed"] == 0
+    assert summary["message"].startswith("interrupted in step 1"), summary["message"]
+
+
 def test_ctrl_c_stops_python_training_with_its_files_written(tmp_path):
     import signal
     import sys
