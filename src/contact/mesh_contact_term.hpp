@@ -8,6 +8,7 @@
 #pragma once
 
 #include <array>
+#include <limits>
 #include <vector>
 
 #include "broad_phase.hpp"
@@ -28,6 +29,8 @@ class MeshContactTerm final : public EnergyTerm, public StepLimit {
   MeshContactTerm(const Model& model, CollisionSurface surface, MeshContactOptions options);
 
   std::string name() const override { return "mesh_contact"; }
+  /// The longest motion max_step sweeps at once (longer ones are swept in pieces).
+  double sweep_reach() const { return sweep_reach_; }
   const CollisionSurface& surface() const { return surface_; }
   /// A pair closer than dhat: its kSize surface points and distance [m] (0: touching).
   struct PairReport {
@@ -104,6 +107,14 @@ class MeshContactTerm final : public EnergyTerm, public StepLimit {
   CollisionSurface surface_;
   MeshContactOptions options_;
   std::vector<double> edge_rest_sq_;  ///< per surface edge: its squared rest length
+  /// The longest motion max_step sweeps at once: kSweepEdges mean rest edge lengths plus the
+  /// activation distance. Longer motions are swept in pieces, at most kMaxSweepPieces.
+  static constexpr double kSweepEdges = 16.0;
+  static constexpr int kMaxSweepPieces = 64;
+  double sweep_reach_ = std::numeric_limits<double>::infinity();
+  /// The earliest time of impact in [0, 1] of the candidates moving from y by dy (1: none).
+  double first_impact(const Eigen::VectorXd& y, const Eigen::VectorXd& dy,
+                      const std::vector<collision::Candidate>& candidates) const;
 };
 
 }  // namespace softgrad

@@ -281,6 +281,44 @@ TEST_CASE("mesh contact: with rigid surfaces, derivatives match central differen
   CHECK(t < 5e-4 / 0.01);
 }
 
+TEST_CASE("mesh contact: a long motion is swept in pieces up to the first impact") {
+  // The top box moved down onto the bottom one by 1.5 cm (within one sweep: the boxes' edges
+  // are 2.5-5 cm long), 50 m and 1e9 m (in pieces): the impact lies at the same distance along
+  // the motion however long it is, and the line search's points up to the bound see the same
+  // pairs as a fresh broad phase. Moved away, 50 m is swept whole (no bound) and 1e9 m is cut
+  // where the last of 64 pieces ends. (A 200 m/s throw once spent 68 s of 2 steps in one
+  // sweep's candidates.)
+  auto m = stacked_boxes(4e-3, 0.4);
+  add_mesh_contact(*m, {});
+  const auto& term = dynamic_cast<const MeshContactTerm<3>&>(*m->terms.back());
+  const Body& top = m->bodies[1];
+  Eigen::VectorXd down = Eigen::VectorXd::Zero(m->X.size());
+  for (int v = 0; v < top.mesh.n_verts(); ++v) down[3 * (top.vertex_offset + v) + 1] = -1.0;
+  double reached = -1.0;
+  for (const double length : {1.5e-2, 50.0, 1e9}) {
+    CAPTURE(length);
+    TermEvaluation eval(term, m->X, 0.01);
+    const Eigen::VectorXd dx = length * down;
+    const double t = term.max_step(eval.data(), m->X, dx);
+    CHECK(t > 0.0);
+    if (reached < 0.0) reached = t * length;
+    CHECK(t * length == doctest::Approx(reached).epsilon(1e-9));  // the same impact
+    const Eigen::VectorXd x = m->X + 0.9 * t * dx;  // a line search's point on the segment
+    TermEvaluation fresh(term, m->X, 0.01);
+    CHECK(term.value(eval.data(), x) == term.value(fresh.data(), x));
+  }
+  MESSAGE("impact after " << reached << " m of the motion (gap 4 mm)");
+  CHECK(reached > 0.0);
+  CHECK(reached < 4e-3);
+  for (const double length : {50.0, 1e9}) {
+    CAPTURE(length);
+    TermEvaluation eval(term, m->X, 0.01);
+    const double t = term.max_step(eval.data(), m->X, -length * down);
+    if (length == 50.0) CHECK(t == 1.0);
+    if (length == 1e9) CHECK(t * length == doctest::Approx(64 * term.sweep_reach()).epsilon(1e-9));
+  }
+}
+
 TEST_CASE("mesh contact: bad options and rest states are reported") {
   auto m = stacked_boxes(5e-4, 0.3);
   MeshContactOptions o;
