@@ -27,10 +27,11 @@
 
 /// Defines the plugin's entry point; the braces that follow are its body, which registers the
 /// plugin's materials (register_material<...>()).
-#define SOFTGRAD_PLUGIN                                                                     \
-  extern "C" __attribute__((visibility("default"))) const char* softgrad_plugin_version() { \
-    return SOFTGRAD_VERSION;                                                                \
-  }                                                                                         \
+/// The version it was built with is data (softgrad_plugin_version), so that load_plugin reads it
+/// from the file and refuses a plugin of another version before any of its code runs.
+#define SOFTGRAD_PLUGIN                                                                    \
+  extern "C" __attribute__((visibility("default"))) const char softgrad_plugin_version[] = \
+      SOFTGRAD_VERSION;                                                                    \
   extern "C" __attribute__((visibility("default"))) void softgrad_register_plugin()
 
 namespace softgrad {
@@ -41,7 +42,8 @@ namespace softgrad {
 /// Before the loader runs any of the file's code (its constructors run when it is opened), the
 /// file must be a regular file that no other user can have written (owned by this user or root,
 /// not writable by everyone, nor by a group when another user owns it) and an ELF shared library
-/// for this machine whose dynamic symbols include SOFTGRAD_PLUGIN's entry points.
+/// for this machine whose dynamic symbols include SOFTGRAD_PLUGIN's entry point and its version
+/// mark, built with this softgrad version (read from the file).
 /// @throws InputError naming the file when it does not exist, is a folder or another user's,
 /// is writable by others, is not such a library, cannot be loaded (with the loader's reason,
 /// e.g. a symbol this program does not have), was built with another softgrad version, or
@@ -51,5 +53,8 @@ std::vector<std::string> load_plugin(const std::filesystem::path& file);
 
 /// Whether load_plugin has loaded `file` (the same file by any path).
 bool plugin_loaded(const std::filesystem::path& file);
+
+/// The files load_plugin has loaded in this process (canonical paths, sorted).
+std::vector<std::string> loaded_plugin_files();
 
 }  // namespace softgrad

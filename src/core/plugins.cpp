@@ -8,7 +8,6 @@
 
 #include <cerrno>
 #include <cstring>
-#include <initializer_list>
 #include <map>
 #include <mutex>
 #include <set>
@@ -80,11 +79,11 @@ std::string trusted_contents(int fd, const std::string& where) {
   return bytes;
 }
 
-/// Whether the ELF image `elf` is a shared library for this machine whose dynamic symbol table
-/// defines every name in `needed`; else why not. Read from the file, before the loader runs
-/// any of its code.
-std::string elf_plugin_problem(std::string_view elf,
-                               std::initializer_list<std::string_view> needed) {
+/// Whether the ELF image `elf` is a softgrad plugin for this machine and this version; else why
+/// not. Read from the file, before the loader runs any of its code: an ELF shared library whose
+/// dynamic symbols define the entry point softgrad_register_plugin and the data
+/// softgrad_plugin_version, the text of SOFTGRAD_VERSION it was built with.
+std::string elf_plugin_problem(std::string_view elf) {
   const auto at = [&](size_t offset, size_t size) -> const char* {
     return offset <= elf.size() && size <= elf.size() - offset ? elf.data() + offset : nullptr;
   };
@@ -104,8 +103,8 @@ std::string elf_plugin_problem(std::string_view elf,
     std::memcpy(&sh, elf.data() + eh.e_shoff + i * sizeof sh, sizeof sh);
     return sh;
   };
-  std::set<std::string_view> missing(needed.begin(), needed.end());
-  for (size_t i = 0; i < eh.e_shnum && !missing.empty(); ++i) {
+  std::map<std::string_view, Elf64_Sym> found;
+  for (size_t i = 0; i < eh.e_shnum; ++i) {
     const Elf64_Shdr symtab = section(i);
     if (symtab.sh_type != SHT_DYNSYM || symtab.sh_link >= eh.e_shnum) continue;
     const Elf64_Shdr strtab = section(symtab.sh_link);
@@ -117,12 +116,33 @@ std::string elf_plugin_problem(std::string_view elf,
       std::memcpy(&sym, elf.data() + symtab.sh_offset + k, sizeof sym);
       if (sym.st_shndx == SHN_UNDEF || sym.st_name >= strtab.sh_size) continue;
       const size_t room = strtab.sh_size - sym.st_name;
-      missing.erase(std::string_view(names + sym.st_name, strnlen(names + sym.st_name, room)));
+      const std::string_view name(names + sym.st_name, strnlen(names + sym.st_name, room));
+      if (name == "softgrad_register_plugin" || name == "softgrad_plugin_version")
+        found[name] = sym;
     }
   }
-  if (missing.empty()) return "";
-  return "is not a softgrad plugin: it defines no entry point (SOFTGRAD_PLUGIN in "
-         "softgrad/plugin.hpp)";
+  const auto version = found.find("softgrad_plugin_version");
+  if (!found.count("softgrad_register_plugin") || version == found.end())
+    return "is not a softgrad plugin: it defines no entry point (SOFTGRAD_PLUGIN in "
+           "softgrad/plugin.hpp)";
+  // The version text, where the symbol's section puts it in the file.
+  const Elf64_Sym& v = version->second;
+  if (ELF64_ST_TYPE(v.st_info) != STT_OBJECT)
+    return "was built with an earlier softgrad (its version is not readable before it runs); "
+           "rebuild it against softgrad " SOFTGRAD_VERSION;
+  const Elf64_Shdr home = v.st_shndx < eh.e_shnum ? section(v.st_shndx) : Elf64_Shdr{};
+  const char* text = home.sh_type == SHT_PROGBITS && v.st_value >= home.sh_addr &&
+                             v.st_value - home.sh_addr <= home.sh_size &&
+                             v.st_size <= home.sh_size - (v.st_value - home.sh_addr)
+                         ? at(home.sh_offset + (v.st_value - home.sh_addr), v.st_size)
+                         : nullptr;
+  if (!text || v.st_size == 0 || v.st_size > 64)
+    return "is a damaged ELF file (its version mark lies outside it)";
+  const std::string built_with(text, strnlen(text, v.st_size));
+  if (built_with != SOFTGRAD_VERSION)
+    return "was built with softgrad " + printable_message(built_with) + ", this is softgrad " +
+           SOFTGRAD_VERSION + "; rebuild it against this version";
+  return "";
 }
 
 }  // namespace
@@ -133,6 +153,11 @@ bool plugin_loaded(const std::filesystem::path& file) {
   if (ec) return false;
   std::lock_guard<std::mutex> lock(plugins_mutex());
   return loaded_plugins().count(canonical.string()) > 0;
+}
+
+std::vector<std::string> loaded_plugin_files() {
+  std::lock_guard<std::mutex> lock(plugins_mutex());
+  return {loaded_plugins().begin(), loaded_plugins().end()};
 }
 
 std::vector<std::string> load_plugin(const std::filesystem::path& file) {
@@ -151,10 +176,21 @@ std::vector<std::string> load_plugin(const std::filesystem::path& file) {
     int fd;
     ~CloseFd() { close(fd); }
   } close_fd{fd};
-  const std::string problem = elf_plugin_problem(
-      trusted_contents(fd, where), {"softgrad_plugin_version", "softgrad_register_plugin"});
+  const std::string problem = elf_plugin_problem(trusted_contents(fd, where));
   if (!problem.empty()) throw InputError(where + " " + problem);
-  const std::string opened = "/proc/self/fd/" + std::to_string(fd);
+  // The loader knows a library by the name it was opened with: a second plugin opened as the
+  // same "/proc/self/fd/N" would be taken for the first one. Each load gets a number of its own.
+  static std::set<int> used_numbers;
+  int number = fcntl(fd, F_DUPFD_CLOEXEC, 64);
+  while (number >= 0 && used_numbers.count(number)) {
+    const int next = fcntl(fd, F_DUPFD_CLOEXEC, number + 1);
+    close(number);
+    number = next;
+  }
+  if (number < 0) throw InputError(where + ": cannot open it: " + std::strerror(errno));
+  used_numbers.insert(number);
+  const CloseFd close_number{number};
+  const std::string opened = "/proc/self/fd/" + std::to_string(number);
 
   // A plugin calls the library's functions: when libsoftgrad came in privately (as the Python
   // module's dependency), make its symbols visible to what is loaded next.
@@ -165,21 +201,13 @@ std::vector<std::string> load_plugin(const std::filesystem::path& file) {
     const char* reason = dlerror();
     throw InputError(where + ": cannot load it: " + (reason ? reason : "unknown reason"));
   }
-  using VersionFn = const char* (*)();
   using RegisterFn = void (*)();
-  const auto version = reinterpret_cast<VersionFn>(dlsym(handle, "softgrad_plugin_version"));
   const auto register_fn = reinterpret_cast<RegisterFn>(dlsym(handle, "softgrad_register_plugin"));
-  if (!version || !register_fn) {
+  if (!register_fn) {
     dlclose(handle);
     throw InputError(where +
                      " is not a softgrad plugin: it defines no entry point (SOFTGRAD_PLUGIN in "
                      "softgrad/plugin.hpp)");
-  }
-  if (std::string(version()) != SOFTGRAD_VERSION) {
-    const std::string built_with = version();
-    dlclose(handle);
-    throw InputError(where + " was built with softgrad " + built_with + ", this is softgrad " +
-                     SOFTGRAD_VERSION + "; rebuild it against this version");
   }
 
   const auto before = registered();

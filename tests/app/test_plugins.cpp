@@ -139,10 +139,16 @@ TEST_CASE("app/plugins: a file that is no plugin, of another version or clashing
   const std::string not_plugin = input_error_of([] { load_plugin(SOFTGRAD_TEST_NOT_A_PLUGIN); });
   CHECK(not_plugin.find("is not a softgrad plugin: it defines no entry point") !=
         std::string::npos);
+  // Another version is refused before any of its code runs (its constructor leaves a mark).
+  TempDir dir;
+  const std::string marker = dir.file("marker.txt");
+  REQUIRE(setenv("SOFTGRAD_TEST_PLUGIN_MARKER", marker.c_str(), 1) == 0);
   const std::string version =
       input_error_of([] { load_plugin(SOFTGRAD_TEST_OTHER_VERSION_PLUGIN); });
+  unsetenv("SOFTGRAD_TEST_PLUGIN_MARKER");
   CHECK(version.find("was built with softgrad 0.0.1, this is softgrad " +
                      std::string(SOFTGRAD_VERSION)) != std::string::npos);
+  CHECK_FALSE(std::filesystem::exists(marker));
   const auto built_in = find_material("neo_hookean");
   const std::string clash = input_error_of([] { load_plugin(SOFTGRAD_TEST_CLASHING_PLUGIN); });
   CHECK(clash.find("registers 'neo_hookean', a name already registered") != std::string::npos);

@@ -14,7 +14,6 @@ __attribute__((constructor)) static void leave_mark() {
     }
 }
 
-extern "C" __attribute__((visibility("default"))) const char* softgrad_plugin_version() {
-  return SOFTGRAD_VERSION;
-}
+extern "C" __attribute__((visibility("default"))) const char softgrad_plugin_version[] =
+    SOFTGRAD_VERSION;
 extern "C" __attribute__((visibility("default"))) void softgrad_register_plugin() {}
