@@ -16,6 +16,16 @@
 namespace softgrad::app {
 namespace {
 
+// After an unexpected exception: the plugins loaded, whose code may have thrown it (an error
+// in a user's material would otherwise name nothing of theirs).
+std::string plugins_note() {
+  const std::vector<std::string> files = loaded_plugin_files();
+  if (files.empty()) return "";
+  std::string note = " (plugins loaded in this run, whose code may have raised it:";
+  for (const std::string& f : files) note += " " + f;
+  return note + ")";
+}
+
 // "softgrad: error: <what>" and where to find help, for a command-line error.
 std::string usage_error(const CLI::App* app, const CLI::Error& e) {
   std::string what = e.what();
@@ -97,13 +107,13 @@ int run_cli(const std::vector<std::string>& args, const Console& c) {
     c.err << "softgrad: error: " << e.what() << std::endl;
     return kExitNewtonFailed;
   } catch (const InternalError& e) {
-    c.err << "softgrad: internal error: " << e.what() << std::endl;
+    c.err << "softgrad: internal error: " << e.what() << plugins_note() << std::endl;
   } catch (const std::bad_alloc&) {
     c.err << "softgrad: internal error: out of memory" << std::endl;
   } catch (const std::exception& e) {
-    c.err << "softgrad: internal error: " << e.what() << std::endl;
+    c.err << "softgrad: internal error: " << e.what() << plugins_note() << std::endl;
   } catch (...) {
-    c.err << "softgrad: internal error: unknown exception" << std::endl;
+    c.err << "softgrad: internal error: unknown exception" << plugins_note() << std::endl;
   }
   return kExitInternalError;
 }

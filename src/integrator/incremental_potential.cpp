@@ -1,8 +1,10 @@
 #include "incremental_potential.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <iterator>
 #include <limits>
+#include <sstream>
 
 #include "softgrad/errors.hpp"
 
@@ -70,6 +72,33 @@ double IncrementalPotential::value(const Eigen::VectorXd& x) {
   for (size_t k = 0; k < data_.size(); ++k)
     if (active(static_cast<int>(k))) phi += model_.terms[k]->value(*data_[k], x);
   return phi;
+}
+
+std::string IncrementalPotential::infeasibility(const Eigen::VectorXd& x) {
+  if (!x.allFinite()) return "a position is not a finite number";
+  if (dynamic()) {
+    scratch_ = x - xhat_;
+    const double inertia = 0.5 / (dt_ * dt_) * scratch_.dot(model_.mass.cwiseProduct(scratch_));
+    if (!std::isfinite(inertia)) {
+      std::ostringstream os;
+      os << "the inertia term M |x - x_pred|^2 / (2 dt^2) is not finite (dt = " << dt_
+         << " s is too small for it)";
+      return os.str();
+    }
+  }
+  for (size_t k = 0; k < data_.size(); ++k) {
+    if (!active(static_cast<int>(k))) continue;
+    const double e = model_.terms[k]->value(*data_[k], x);
+    if (std::isnan(e))
+      return "the energy of term '" + model_.terms[k]->name() +
+             "' is NaN (not a number): its model is evaluated where it is not defined (a "
+             "plugin material's code, or a parameter out of its range?)";
+    if (!std::isfinite(e))
+      return "the energy of term '" + model_.terms[k]->name() +
+             "' is infinite: an element is inverted (det F <= 0) or a contact is at zero "
+             "distance";
+  }
+  return "the energy is not finite";
 }
 
 double IncrementalPotential::max_step(const Eigen::VectorXd& x, const Eigen::VectorXd& dx) const {

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "softgrad/assembly.hpp"
@@ -31,6 +32,10 @@ class IncrementalPotential {
   bool active(int k) const { return dynamic() || model_.terms[k]->in_statics(); }
 
   double value(const Eigen::VectorXd& x);
+  /// Why Phi(x) is not finite, in words: the inertia term (dt too small for its 1/dt^2, or x
+  /// not finite) or the first term whose energy is infinite (an inverted element, a contact at
+  /// zero distance) or NaN (a material evaluated where it is not defined), named.
+  std::string infeasibility(const Eigen::VectorXd& x);
   /// The smallest StepLimit::max_step over the active terms that have one.
   double max_step(const Eigen::VectorXd& x, const Eigen::VectorXd& dx) const;
   /// DirectionCorrection::correct_direction of every active term that has one, kinematic dofs

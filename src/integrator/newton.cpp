@@ -204,8 +204,7 @@ NewtonReport newton_solve(IncrementalPotential& phi, NewtonLinearSolver solver,
   }
   if (!std::isfinite(energy))
     return fail(r, Status::InfeasibleStart,
-                "the starting point is infeasible (an element is inverted or the energy is not "
-                "finite)");
+                "the starting point is infeasible: " + phi.infeasibility(x));
   const bool exact_first = options.project_hessian && options.exact_hessian_first;
   bool project = options.project_hessian && !options.exact_hessian_first;
   // The exact Hessian is tried again after a full projected step: near the solution it is

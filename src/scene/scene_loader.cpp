@@ -78,6 +78,12 @@ std::string text_location(const Source& src, const std::string& text, size_t k) 
 void read_time(const ObjectReader& top, Scene& scene) {
   const ObjectReader time = top.object("time", schema::time);
   scene.options.dt = time.number("dt");
+  // Below this the inertia term M / dt^2 leaves double precision for any motion worth a step.
+  if (!(scene.options.dt >= 1e-12)) {
+    std::ostringstream os;
+    os << "dt " << scene.options.dt << " s is below 1e-12 s, the smallest time step softgrad takes";
+    time.fail("dt", os.str());
+  }
   scene.duration = time.number("duration");
   const double steps = scene.duration / scene.options.dt;
   if (!(steps >= 0.5)) {

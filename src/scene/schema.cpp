@@ -77,7 +77,7 @@ constexpr KeySpec kTopKeys[] = {
 
 constexpr KeySpec kTimeKeys[] = {
     {"dt", Number, "s", kPositive, "", "0.01",
-     "time step (static mode: the load step between equilibria)"},
+     "time step, at least 1e-12 s (static mode: the load step between equilibria)"},
     {"duration", Number, "s", kPositive, "", "1", "simulated time; steps = round(duration / dt)"},
 };
 

@@ -357,3 +357,32 @@ TEST_CASE("integrator/newton: a raised interrupt flag stops the step and leaves 
     CHECK(s.t == after_one.t);
   }
 }
+
+TEST_CASE("integrator/newton: an infeasible start says which term or why, not 'inverted'") {
+  // A NaN from a term (a plugin material evaluated outside its domain) and a time step too
+  // small for the inertia term were both reported as "an element is inverted".
+  auto nan_model = box_model("neo_hookean", 1e5, 0.3, 1000.0, {1, 1, 1}, {1.0, 1.0, 1.0});
+  nan_model->terms.push_back(std::make_unique<ConstantTerm>(std::nan("")));
+  Simulator with_nan(nan_model, SimulationOptions{});
+  State s = with_nan.rest_state();
+  NewtonReport r = with_nan.step(s);
+  CHECK(r.status == NewtonReport::Status::InfeasibleStart);
+  CHECK(r.message.find("the energy of term 'minus' is NaN") != std::string::npos);
+  auto model = box_model("neo_hookean", 1e5, 0.3, 1000.0, {1, 1, 1}, {1.0, 1.0, 1.0});
+  SimulationOptions tiny;
+  tiny.dt = 1e-310;
+  Simulator sim(model, tiny);
+  s = sim.rest_state();
+  r = sim.step(s);
+  CHECK(r.status == NewtonReport::Status::InfeasibleStart);
+  CHECK(r.message.find("the inertia term") != std::string::npos);
+  CHECK(r.message.find("dt = 1e-310 s is too small") != std::string::npos);
+  // Inverted elements are still called so, with their term named: the box point-reflected
+  // (det F = -1 in every element).
+  Simulator coarse(model, SimulationOptions{});
+  s = coarse.rest_state();
+  s.x = -s.x;
+  r = coarse.step(s);
+  CHECK(r.status == NewtonReport::Status::InfeasibleStart);
+  CHECK(r.message.find("' is infinite: an element is inverted") != std::string::npos);
+}

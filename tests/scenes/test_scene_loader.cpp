@@ -128,6 +128,10 @@ TEST_CASE("scenes/scene_loader: time and name errors") {
         "0.01 s): no step would run");
   CHECK(error_of(scene_json(R"("time": {"dt": 1e-12, "duration": 1e3})")) ==
         "inline.json: /time/duration: duration / dt exceeds 1e9 steps; increase dt");
+  // A denormal dt made the inertia term infinite, reported as "an element is inverted".
+  CHECK(error_of(scene_json(R"("time": {"dt": 1e-310, "duration": 1e-309})")) ==
+        "inline.json: /time/dt: dt 1e-310 s is below 1e-12 s, the smallest time step softgrad "
+        "takes");
   CHECK(error_of(scene_json(R"("name": "a/b")")) ==
         "inline.json: /name: the name must be non-empty without '/', '\\' or control characters, "
         "and not '.' or '..' (it names the output folder and files)");
