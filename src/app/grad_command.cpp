@@ -1,5 +1,6 @@
 // `softgrad grad`: the gradient of a scene's loss with respect to its parameters.
 #include <CLI/CLI.hpp>
+#include <cmath>
 #include <cstdio>
 #include <memory>
 #include <ostream>
@@ -55,6 +56,13 @@ int execute(const GradArgs& args, const Console& c) {
     c.err << "; no gradient" << (args.out.empty() ? "" : ", nothing written to " + args.out)
           << std::endl;
     return InterruptHandler::exit_code();
+  }
+  if (!std::isfinite(run.result.loss) || !run.result.gradient.allFinite()) {
+    c.err << "softgrad: error: " << p.scene.name << ": the loss (" << run.result.loss
+          << ") or its gradient is not finite: a loss weight, target or parameter so large "
+             "that the loss or the adjoint overflows; no gradient"
+          << (args.out.empty() ? "" : ", nothing written to " + args.out) << std::endl;
+    return kExitInputError;
   }
   if (!args.out.empty()) write_json_file(args.out, gradient_json(p, run));
   c.out << headline(p, run.result.loss) << gradient_table(p, run.result.gradient)

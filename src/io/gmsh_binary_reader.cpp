@@ -200,6 +200,7 @@ void read_elements(ByteReader& in, GmshData& data) {
     const long long n = in.read_count("elements in block", 8 * (1 + n_nodes), n_elems - seen);
     int simplex_nodes = 0;
     const int dim = gmsh_simplex_dim(type, simplex_nodes);
+    if (dim == 0 && n > 0) note_unread_element(data, type, type_at);
     for (long long i = 0; i < n; ++i) {
       const long long at = in.pos();
       const auto id = in.read<std::uint64_t>("element id");

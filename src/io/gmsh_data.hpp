@@ -23,7 +23,17 @@ struct GmshData {
   std::vector<long long> node_places;  ///< where each node was read, for error messages
   std::vector<int> corners[2];  ///< node tags, dim+1 per element: [0] triangles, [1] tetrahedra
   std::vector<ElementOrigin> origins[2];
+  /// The first element of a type softgrad does not read, by the dimension of its shape: [0]
+  /// surface (quadrangles, higher-order triangles), [1] volume (hexahedra, prisms, pyramids,
+  /// higher-order tetrahedra) or a type not known; type 0: none. Points and lines are skipped.
+  struct Unread {
+    long long type = 0;
+    long long place = 0;
+  } unread[2];
 };
+
+/// Records an element of a type gmsh_simplex_dim does not read (the first of its kind).
+void note_unread_element(GmshData& data, long long type, long long place);
 
 /// The simplex types read: 2 and 9 (triangles), 4 and 11 (tetrahedra). Returns the simplex
 /// dimension (2 or 3) and sets the type's node count, or returns 0 for any other type.

@@ -2,7 +2,9 @@
 #include <algorithm>
 #include <climits>
 #include <cmath>
+#include <set>
 #include <sstream>
+#include <string>
 #include <unordered_map>
 
 #include "gmsh_data.hpp"
@@ -81,6 +83,14 @@ int gmsh_simplex_dim(long long type, int& n_nodes) {
   }
 }
 
+void note_unread_element(GmshData& data, long long type, long long place) {
+  static const std::set<long long> points_and_lines = {1, 8, 15, 26, 27, 28};
+  static const std::set<long long> surfaces = {3, 10, 16, 20, 21, 22, 23, 24, 25};
+  if (points_and_lines.count(type)) return;  // boundary curves, corners: not part of the mesh
+  GmshData::Unread& first = data.unread[surfaces.count(type) ? 0 : 1];
+  if (first.type == 0) first = {type, place};
+}
+
 void gmsh_fail(const GmshData& data, const std::string& path, long long where,
                std::string_view message) {
   throw InputError(place_text(path, where, data.binary) + ": " + std::string(message));
@@ -92,6 +102,21 @@ Mesh gmsh_mesh(const GmshData& data, const std::string& path) {
   mesh.dim = data.origins[1].empty() ? 2 : 3;
   const std::vector<int>& corners = data.corners[mesh.dim - 2];
   const std::vector<ElementOrigin>& origins = data.origins[mesh.dim - 2];
+  // Elements that would be dropped: a volume of hexahedra beside tetrahedra, quadrangles in a
+  // 2D mesh (in a 3D one, surface elements are its boundary, not part of the volume).
+  for (const int k : {1, 0}) {
+    const GmshData::Unread& u = data.unread[k];
+    if (u.type != 0 && (k == 1 || mesh.dim == 2))
+      gmsh_fail(data, path, u.place,
+                "element type " + std::to_string(u.type) + " (" +
+                    (k == 1 ? "a hexahedron, prism, pyramid, higher-order tetrahedron or "
+                              "unknown type"
+                            : "a quadrangle or higher-order triangle") +
+                    ") is not read: softgrad reads tetrahedra (types 4 and 11) and, in 2D, "
+                    "triangles (2 and 9); mesh the " +
+                    (k == 1 ? "volume" : "surface") +
+                    " with them (in Gmsh: no recombination, element order 1 or 2)");
+  }
   if (origins.empty()) {
     gmsh_fail(data, path, data.elements_place,
               "$Elements has no tetrahedra (type 4 or 11) and no triangles (type 2 or 9)");

@@ -118,7 +118,10 @@ void read_nodes_v4(LineReader& in, GmshData& data) {
 void read_element_nodes(LineReader& in, GmshData& data, long long id, long long type) {
   int n_nodes = 0;
   const int dim = detail::gmsh_simplex_dim(type, n_nodes);
-  if (dim == 0) return;  // not a simplex we use: ignore the rest of the line
+  if (dim == 0) {  // not a simplex we use: noted, and the rest of the line ignored
+    detail::note_unread_element(data, type, in.line_number());
+    return;
+  }
   const char* name = dim == 3 ? "a tetrahedron" : "a triangle";
   const int count = in.count_tokens();
   if (count != n_nodes) {

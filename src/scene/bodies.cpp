@@ -219,6 +219,8 @@ void add_scene_body(const Source& src, const Json& j, int index, Model& model,
   auto [material, params] = read_material(src, b.at("material"), b.path("material"), &warnings);
   const double density = b.number("density");
   check_density_and_size(src.name + ": " + pointer, density, mesh, warnings);
+  for (const Body& other : model.bodies)
+    check_overlap(src.name + ": " + pointer, mesh, other.name, other.mesh, warnings);
   try {
     add_body(model, name, std::move(mesh), std::move(material), params, density);
   } catch (const InputError& e) {

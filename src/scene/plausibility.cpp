@@ -1,5 +1,7 @@
 #include "plausibility.hpp"
 
+#include <Eigen/LU>
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -77,6 +79,82 @@ void check_density_and_size(const std::string& where, double density, const Mesh
           "the body is " + format("%g", size) +
               " m across (1e-4 to 100 m is usual); is the mesh in metres? (\"scale\" converts)");
   }
+}
+
+namespace {
+
+// Whether point p lies inside element e of m, by a margin (barycentric coordinates > 1e-9).
+bool strictly_inside(const Mesh& m, int e, const Eigen::VectorXd& p) {
+  const int d = m.dim;
+  const Eigen::VectorXd x0 = m.X.row(m.elems(e, 0)).transpose();
+  Eigen::MatrixXd D(d, d);
+  for (int k = 0; k < d; ++k) D.col(k) = m.X.row(m.elems(e, k + 1)).transpose() - x0;
+  const Eigen::VectorXd l = D.partialPivLu().solve(p - x0);
+  return l.allFinite() && l.minCoeff() > 1e-9 && l.sum() < 1.0 - 1e-9;
+}
+
+}  // namespace
+
+void check_overlap(const std::string& where, const Mesh& mesh, const std::string& other_name,
+                   const Mesh& other, std::vector<std::string>& warnings) {
+  if (mesh.n_elems() == 0 || other.n_elems() == 0 || mesh.dim != other.dim) return;
+  const int d = other.dim;
+  // The other's elements in a grid of cells about their mean size, by their bounding boxes.
+  const Eigen::VectorXd lo = other.X.colwise().minCoeff().transpose();
+  const Eigen::VectorXd hi = other.X.colwise().maxCoeff().transpose();
+  const Eigen::VectorXd mlo = mesh.X.colwise().minCoeff().transpose();
+  const Eigen::VectorXd mhi = mesh.X.colwise().maxCoeff().transpose();
+  if ((mhi.array() <= lo.array()).any() || (mlo.array() >= hi.array()).any()) return;
+  const double cell = std::max((hi - lo).maxCoeff() / std::cbrt(double(other.n_elems())), 1e-300);
+  const Eigen::ArrayXd cells = ((hi - lo) / cell).array().floor() + 1.0;
+  if (!cells.allFinite() || cells.prod() > 1e7) return;  // (a degenerate extent: skipped)
+  const auto index = [&](const Eigen::VectorXd& p, int k) {
+    return std::clamp(static_cast<long>((p[k] - lo[k]) / cell), 0L,
+                      static_cast<long>(cells[k]) - 1);
+  };
+  std::vector<std::vector<int>> grid(static_cast<size_t>(cells.prod()));
+  const auto flat = [&](const Eigen::VectorXi& c) {
+    long f = 0;
+    for (int k = d - 1; k >= 0; --k) f = f * static_cast<long>(cells[k]) + c[k];
+    return static_cast<size_t>(f);
+  };
+  for (int e = 0; e < other.n_elems(); ++e) {
+    Eigen::VectorXd blo = Eigen::VectorXd::Constant(d, 1e300), bhi = -blo;
+    for (int k = 0; k <= d; ++k) {
+      blo = blo.cwiseMin(other.X.row(other.elems(e, k)).transpose());
+      bhi = bhi.cwiseMax(other.X.row(other.elems(e, k)).transpose());
+    }
+    Eigen::VectorXi a(d), b(d), c(d);
+    for (int k = 0; k < d; ++k)
+      a[k] = static_cast<int>(index(blo, k)), b[k] = static_cast<int>(index(bhi, k));
+    c = a;
+    for (;;) {  // every cell of the box
+      grid[flat(c)].push_back(e);
+      int k = 0;
+      while (k < d && ++c[k] > b[k]) c[k] = a[k], ++k;
+      if (k == d) break;
+    }
+  }
+  int inside = 0;
+  for (int e = 0; e < mesh.n_elems(); ++e) {
+    Eigen::VectorXd centre = Eigen::VectorXd::Zero(d);
+    for (int k = 0; k <= d; ++k) centre += mesh.X.row(mesh.elems(e, k)).transpose();
+    centre /= d + 1;
+    if ((centre.array() <= lo.array()).any() || (centre.array() >= hi.array()).any()) continue;
+    Eigen::VectorXi c(d);
+    for (int k = 0; k < d; ++k) c[k] = static_cast<int>(index(centre, k));
+    for (const int o : grid[flat(c)])
+      if (strictly_inside(other, o, centre)) {
+        ++inside;
+        break;
+      }
+  }
+  if (inside > 0)
+    add(warnings, where + "/mesh",
+        "the body overlaps body '" + other_name + "': " + std::to_string(inside) + " of its " +
+            std::to_string(mesh.n_elems()) +
+            " elements have their centres inside it, so that space counts twice (mass and "
+            "stiffness add, and no contact acts between them); give each body a space of its own");
 }
 
 }  // namespace softgrad::detail

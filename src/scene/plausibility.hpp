@@ -25,4 +25,10 @@ void check_youngs_poisson(const std::string& where, double youngs, double poisso
 void check_density_and_size(const std::string& where, double density, const Mesh& mesh,
                             std::vector<std::string>& warnings);
 
+/// Two bodies over one space (a mesh given twice, or placed into another): their masses and
+/// stiffnesses add where they overlap. Warns when the centre of an element of `mesh` lies
+/// inside an element of `other`'s mesh.
+void check_overlap(const std::string& where, const Mesh& mesh, const std::string& other_name,
+                   const Mesh& other, std::vector<std::string>& warnings);
+
 }  // namespace softgrad::detail

@@ -163,6 +163,8 @@ std::shared_ptr<const Loss> read_loss(const ObjectReader& top, const Model& mode
     const std::string type = entry.string("type");
     check_keys(entry, type);
     const double weight = entry.number("weight");
+    // Beyond this, w |x - target|^2 and its adjoint overflow for distances of metres.
+    if (weight > 1e30) entry.fail("weight", "a weight above 1e30 overflows the loss's gradient");
     if (type == "trajectory") {
       if (!entry.has("file"))
         entry.fail("file", "missing key 'file', required for type '" + type + "'");

@@ -356,7 +356,7 @@ constexpr KeySpec kLossKeys[] = {
      "CSV reference, relative to the scene: a header 'step' or 'time', 'vertex', 'x', 'y'(, "
      "'z'), then one row per vertex and state (trajectory)"},
     {"weight", Number, "", kNonNegative, "", "1",
-     "w in w/2 |x - target|^2, summed over vertices (and states)"},
+     "w in w/2 |x - target|^2, summed over vertices (and states); at most 1e30"},
 };
 
 }  // namespace

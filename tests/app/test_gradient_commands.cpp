@@ -200,6 +200,11 @@ TEST_CASE("app/gradient_commands: bad input is an error with exit code 1, a fail
   TempDir dir;
   write_text(dir.file("g.json"), gradient_scene());
   write_text(dir.file("no_loss.json"), tiny_scene_json());
+  std::string heavy = gradient_scene(), far = gradient_scene();
+  heavy.replace(heavy.find(R"("weight": 100)"), 13, R"("weight": 1e31)");
+  far.replace(far.find("[0, -0.01, 0]"), 13, "[0, -1e200, 0]");
+  write_text(dir.file("heavy.json"), heavy);
+  write_text(dir.file("far.json"), far);
   write_text(dir.file("no_params.json"),
              tiny_scene_json(R"("loss": [{"type": "position", "vertex": 1, "time": 0.02,
                                             "offset": [0, 0, 0]}])"));
@@ -221,6 +226,7 @@ TEST_CASE("app/gradient_commands: bad input is an error with exit code 1, a fail
       {{"grad", dir.file("g.json"), "--out", dir.file("g.json/out.json")},
        "cannot create the output directory"},
       {{"grad", dir.file("missing.json")}, "missing.json: scene file not found"},
+      {{"grad", dir.file("heavy.json")}, "/loss/0/weight: a weight above 1e30 overflows"},
   };
   for (const auto& c : cases) {
     const Outcome o = cli(c.args);
@@ -229,6 +235,13 @@ TEST_CASE("app/gradient_commands: bad input is an error with exit code 1, a fail
     CHECK(o.err.rfind("softgrad: error: ", 0) == 0);
     CHECK(contains(o.err, c.says));
   }
+  // A target so far away that the loss overflows: no infinite gradient printed with exit 0.
+  const Outcome overflow =
+      cli({"grad", dir.file("far.json"), "--out", dir.file("far_gradient.json")});
+  CHECK(overflow.code == kExitInputError);
+  CHECK(contains(overflow.err,
+                 "softgrad: error: tiny: the loss (inf) or its gradient is not finite"));
+  CHECK_FALSE(std::filesystem::exists(dir.file("far_gradient.json")));
   // A folder of --out that does not exist yet is made.
   const Outcome made = cli({"grad", dir.file("g.json"), "--out", dir.file("new/dir/g.json")});
   CAPTURE(made.err);

@@ -197,3 +197,27 @@ TEST_CASE("io/gmsh_reader: MSH 4.1 parametric node blocks and very sparse tags")
   CHECK(m.X.row(3) == Eigen::RowVector3d(0, 0, 1));
   CHECK(signed_measure(m, 0) == doctest::Approx(1.0 / 6.0));  // reoriented
 }
+
+TEST_CASE("io/gmsh_reader: hexahedra, prisms and quadrangles are refused, not dropped") {
+  // A hexahedron beside the tetrahedron was silently left out of the body (and its mass).
+  test::TempDir dir;
+  const std::string path = dir.file("mixed.msh");
+  const std::string nodes =
+      "$MeshFormat\n2.2 0 8\n$EndMeshFormat\n$Nodes\n8\n1 0 0 0\n2 1 0 0\n3 1 1 0\n4 0 1 0\n"
+      "5 0 0 1\n6 1 0 1\n7 1 1 1\n8 0 1 1\n$EndNodes\n";
+  write_text(path, nodes + "$Elements\n2\n1 4 0 1 2 4 5\n2 5 0 1 2 3 4 5 6 7 8\n$EndElements\n");
+  CHECK(contains(input_error_of([&] { read_gmsh(path); }),
+                 path + ":18: element type 5 (a hexahedron, prism, pyramid, higher-order "
+                        "tetrahedron or unknown type) is not read"));
+  write_text(path, nodes + "$Elements\n1\n1 6 0 1 2 3 5 6 7\n$EndElements\n");
+  CHECK(contains(input_error_of([&] { read_gmsh(path); }), path + ":17: element type 6"));
+  write_text(path, nodes + "$Elements\n2\n1 2 0 1 2 4\n2 3 0 1 2 3 4\n$EndElements\n");
+  CHECK(contains(input_error_of([&] { read_gmsh(path); }),
+                 path + ":18: element type 3 (a quadrangle or higher-order triangle) is not read"));
+  // In a 3D mesh a quadrangle is a boundary face (not part of the volume); lines and points are
+  // skipped in every mesh.
+  write_text(path, nodes +
+                       "$Elements\n4\n1 15 0 1\n2 1 0 1 2\n3 3 0 1 2 3 4\n4 4 0 1 2 4 5\n"
+                       "$EndElements\n");
+  CHECK(read_gmsh(path).n_elems() == 1);
+}

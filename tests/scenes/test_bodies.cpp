@@ -297,3 +297,23 @@ TEST_CASE("scenes/bodies: the ball generator fills the inscribed sphere with pos
   CHECK(volume > 0.9 * 4.0 / 3.0 * M_PI * 1e-3);
   CHECK_THROWS_AS(ball_tet_mesh(0, {0.2, 0.2, 0.2}), InputError);
 }
+
+TEST_CASE("scenes/bodies: a body over another's space is a warning naming both") {
+  // The same mesh given twice doubled the mass (500 kg for 250) without a word.
+  const auto warnings_of = [](const std::string& origin) {
+    const Scene scene = test::parse(R"({"bodies": [{"name": "a", "mesh": {"generator": "box",
+        "resolution": [2, 2, 2], "size": [1, 1, 1]}, "material": {"model": "neo_hookean"}},
+        {"name": "b", "mesh": {"generator": "box", "resolution": [2, 2, 2], "size": [1, 1, 1],
+        "origin": )" + origin + R"(}, "material": {"model": "neo_hookean"}}]})");
+    return scene.warnings;
+  };
+  CHECK(warnings_of("[0, 0, 0]") ==
+        std::vector<std::string>{
+            "inline.json: /bodies/1/mesh: the body overlaps body 'a': 48 of its 48 elements have "
+            "their centres inside it, so that space counts twice (mass and stiffness add, and no "
+            "contact acts between them); give each body a space of its own (--strict makes this "
+            "an error)"});
+  CHECK(warnings_of("[0.5, 0, 0]").size() == 1);  // half over it
+  CHECK(warnings_of("[1, 0, 0]").empty());        // side by side, sharing a face
+  CHECK(warnings_of("[1.01, 0, 0]").empty());
+}
