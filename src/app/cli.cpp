@@ -8,8 +8,10 @@
 
 #include "app/build_info.hpp"
 #include "app/commands.hpp"
+#include "app/number_option.hpp"
 #include "softgrad/config.hpp"
 #include "softgrad/errors.hpp"
+#include "softgrad/memory_limit.hpp"
 #include "softgrad/plugin.hpp"
 #include "softgrad/scene.hpp"
 
@@ -77,6 +79,13 @@ int run_cli(const std::vector<std::string>& args, const Console& c) {
     program.add_flag("--allow-scene-plugins", allow_scene_plugins,
                      "Let a scene's \"plugins\" list load the libraries it names (code: only for "
                      "scenes you trust); without it they must be loaded with --plugin");
+    std::string max_memory;
+    program
+        .add_option("--max-memory", max_memory,
+                    "The memory a run may plan for (e.g. 8G, 512M): per-step tables and "
+                    "rollouts larger than this are refused before they are allocated "
+                    "(default: half of this machine's memory)")
+        ->type_name("SIZE");
     program.failure_message(usage_error);
     program.footer("Run 'softgrad <command> --help' for the options of a command.\n");
     const std::vector<Command> commands = {
@@ -92,6 +101,11 @@ int run_cli(const std::vector<std::string>& args, const Console& c) {
     int code = kExitOk;
     const Command* chosen = parse(program, commands, args, c, code);
     if (!chosen) return code;
+    // For this command only, as the scene-plugin policy below.
+    struct RestoreMemoryLimit {
+      ~RestoreMemoryLimit() { set_memory_limit(0.0); }
+    } restore_memory;
+    if (!max_memory.empty()) set_memory_limit(parse_memory_size(max_memory, "--max-memory"));
     for (const std::string& plugin : plugins) load_plugin(plugin);
     // For this command only: a program (the tests) may run several commands.
     struct RestorePolicy {

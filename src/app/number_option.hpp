@@ -11,4 +11,9 @@ namespace softgrad::app {
 /// answer inf with a bound printed in 300 digits.
 CLI::Validator finite_number(double min, bool inclusive);
 
+/// A memory size: bytes, or a number with K, M, G or T (powers of 1024; "GB", "GiB" alike),
+/// e.g. "8G", "512M", "1.5e9". @throws InputError naming `option` for anything else or a
+/// size that is not positive.
+double parse_memory_size(const std::string& text, const std::string& option);
+
 }  // namespace softgrad::app

@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "softgrad/errors.hpp"
+#include "softgrad/memory_limit.hpp"
 #include "softgrad/muscles.hpp"
 
 namespace softgrad {
@@ -234,10 +235,22 @@ void check_common(const std::string& name, double stiffness, int n_steps) {
 
 }  // namespace
 
+namespace {
+
+void require_activation_memory(const std::string& name, int n_muscles, int n_steps) {
+  require_table_memory(static_cast<double>(n_steps) * n_muscles,
+                       name + ": activations for " + std::to_string(n_steps) + " steps of " +
+                           std::to_string(n_muscles) +
+                           " muscles (steps: the scene's duration / dt, or train.episode_steps)");
+}
+
+}  // namespace
+
 void add_muscle_edges(Model& model, std::string name, std::vector<MuscleEdge> edges,
                       double stiffness, int n_muscles, int n_steps) {
   check_common(name, stiffness, n_steps);
   if (n_muscles < 1) throw InputError(name + ": at least one muscle is needed");
+  require_activation_memory(name, n_muscles, n_steps);
   for (const MuscleEdge& e : edges) {
     if (e.a < 0 || e.a >= model.n_verts || e.b < 0 || e.b >= model.n_verts || e.a == e.b)
       throw InputError(name + ": edge (" + std::to_string(e.a) + ", " + std::to_string(e.b) +
@@ -257,6 +270,7 @@ void add_fibre_muscles(Model& model, std::string name, std::vector<FibreMuscle> 
                        double stiffness, int n_steps) {
   check_common(name, stiffness, n_steps);
   if (muscles.empty()) throw InputError(name + ": at least one muscle is needed");
+  require_activation_memory(name, static_cast<int>(muscles.size()), n_steps);
   for (const FibreMuscle& m : muscles) {
     if (m.body < 0 || m.body >= static_cast<int>(model.bodies.size()))
       throw InputError(name + ": body " + std::to_string(m.body) + " is not in the model");

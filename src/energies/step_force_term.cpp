@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "softgrad/errors.hpp"
+#include "softgrad/memory_limit.hpp"
 #include "softgrad/model.hpp"
 
 namespace softgrad {
@@ -87,6 +88,10 @@ void add_step_forces(Model& model, std::string name, std::vector<int> dofs, int 
     if (i < 0 || i >= model.n_dofs())
       throw InputError(name + ": dof " + std::to_string(i) + " is not in the model (" +
                        std::to_string(model.n_dofs()) + " dofs)");
+  require_table_memory(static_cast<double>(n_steps) * static_cast<double>(dofs.size()),
+                       name + ": a force for each of " + std::to_string(n_steps) + " steps on " +
+                           std::to_string(dofs.size()) + " dofs " +
+                           "(steps: the scene's duration / dt, or train.episode_steps)");
   if (values.empty()) values.assign(static_cast<size_t>(n_steps) * dofs.size(), 0.0);
   model.terms.push_back(std::make_unique<StepForceTerm>(std::move(name), std::move(dofs), n_steps,
                                                         std::move(values)));

@@ -1,12 +1,12 @@
 // Rollouts: checking one against its model, the step loop (controller, kinematics, Newton), and
 // the Trajectory that keeps every input it used.
-#include <unistd.h>
 
 #include <cmath>
 #include <cstdio>
 #include <sstream>
 
 #include "softgrad/errors.hpp"
+#include "softgrad/memory_limit.hpp"
 #include "softgrad/trajectory.hpp"
 
 namespace softgrad {
@@ -155,16 +155,7 @@ RolloutRun::RolloutRun(Simulator& sim, const Rollout& rollout, const TrajectoryO
   const double state_bytes = 2.0 * 8.0 * static_cast<double>(sim.model().n_dofs());
   const double bytes = static_cast<double>(T) * static_cast<double>(sizeof(NewtonReport)) +
                        (static_cast<double>(T) / traj.every_ + 1.0) * state_bytes;
-  const double memory =
-      static_cast<double>(sysconf(_SC_PHYS_PAGES)) * static_cast<double>(sysconf(_SC_PAGESIZE));
-  if (memory > 0 && bytes > 0.5 * memory) {
-    char text[200];
-    std::snprintf(text, sizeof text,
-                  "a rollout of %d steps needs about %.3g GB for its step reports and "
-                  "checkpoints, more than half of this machine's %.3g GB; use fewer steps",
-                  T, bytes * 1e-9, memory * 1e-9);
-    throw InputError(text);
-  }
+  require_memory(bytes, "a rollout of " + std::to_string(T) + " steps");  // reports, checkpoints
   state_ = traj.rollout_.initial;
   traj.checkpoints_.push_back(state_);
   traj.reports_.reserve(T);

@@ -23,6 +23,7 @@
 #include "schema.hpp"
 #include "softgrad/errors.hpp"
 #include "softgrad/log.hpp"
+#include "softgrad/memory_limit.hpp"
 #include "softgrad/plugin.hpp"
 #include "softgrad/scene.hpp"
 
@@ -232,6 +233,15 @@ void add_loads(const ObjectReader& top, Eigen::VectorXd g, int n_steps, Model& m
       std::vector<double> values;
       for (const int v : vertices)
         for (int k = 0; k < model.dim; ++k) dofs.push_back(v * model.dim + k);
+      try {  // before the table is filled
+        require_table_memory(static_cast<double>(n_steps) * static_cast<double>(dofs.size()),
+                             "a force for each of " + std::to_string(n_steps) + " steps on " +
+                                 std::to_string(dofs.size()) +
+                                 " dofs (steps: the scene's duration / dt, or "
+                                 "train.episode_steps)");
+      } catch (const InputError& e) {
+        force.fail_here(e.what());
+      }
       for (int n = 0; n < n_steps; ++n)
         for (size_t d = 0; d < vertices.size(); ++d)
           values.insert(values.end(), per_vertex.data(), per_vertex.data() + model.dim);

@@ -9,6 +9,7 @@
 #include "cli_test_support.hpp"
 #include "softgrad/ad/batched_projection.hpp"
 #include "softgrad/config.hpp"
+#include "softgrad/memory_limit.hpp"
 #include "solvers/cpu/linear_operator.hpp"
 
 using namespace softgrad;
@@ -152,4 +153,34 @@ TEST_CASE("app/cli: --version names the build's optional parts and the BLAS in u
   CHECK(contains(version.out, std::string("PSD:     ") +
                                   ad::projection_kernel_name(ad::best_projection_kernel()) +
                                   " kernel"));
+}
+
+TEST_CASE("app/cli: --max-memory bounds per-step tables before they are allocated") {
+  // A per-step force on 2 vertices for 3e8 steps (duration / dt) is 1.2e9 values: it asked for
+  // gigabytes whatever --steps said, and ended in "internal error: out of memory".
+  TempDir dir;
+  const std::string steps_force =
+      R"("forces": [{"type": "steps", "region": {"indices": [2, 5]}, "force": [0, 1, 0]}])";
+  std::string scene = tiny_scene_json(steps_force);
+  scene.replace(scene.find(R"("duration": 0.02)"), 16, R"("duration": 3e6)");
+  write_text(dir.file("long.json"), scene);
+  const Outcome long_run =
+      cli({"run", dir.file("long.json"), "--steps", "2", "--out", dir.file("out")});
+  CHECK(long_run.code == kExitInputError);
+  CHECK(contains(long_run.err,
+                 "long.json: /forces/0: a force for each of 300000000 steps on 6 dofs (steps: "
+                 "the scene's duration / dt, or train.episode_steps)"));
+  // The same table at the scene's own length (12 values) fits the default limit, not 512 bytes.
+  write_text(dir.file("short.json"), tiny_scene_json(steps_force));
+  CHECK(cli({"run", dir.file("short.json"), "--out", dir.file("out"), "--quiet"}).code == 0);
+  const Outcome small = cli(
+      {"--max-memory", "512", "run", dir.file("short.json"), "--out", dir.file("out"), "--quiet"});
+  CHECK(small.code == kExitInputError);
+  CHECK(contains(small.err,
+                 "needs about 5.76e-07 GB, more than the memory limit of 5.12e-07 GB (set for "
+                 "this run; --max-memory sets it)"));
+  const Outcome bad = cli({"--max-memory", "lots", "run", dir.file("short.json")});
+  CHECK(bad.code == kExitInputError);
+  CHECK(contains(bad.err, "--max-memory: 'lots' is not a memory size"));
+  CHECK(memory_limit() > 1e6);  // the limit was this command's only
 }
