@@ -59,6 +59,14 @@ struct TetrahedraliseOptions {
 /// True when this build has TetGen (Debian's libtet1.5-dev; AGPL-licensed).
 bool has_tetgen();
 
+/// The checks tetrahedralise() makes before it fills a surface, for a surface used as it is (a
+/// rigid body's shape): coordinates within 1e100; every vertex on a triangle, no two vertices
+/// closer than 1e-10 of its size, no triangle without area or given twice, every edge on two
+/// triangles traversed once each way, one fan of triangles around each vertex; and, where the
+/// build has TetGen, no two triangles crossing (TetGen's exact check, in a child process).
+/// @throws InputError naming the surface and the place, by coordinates.
+void check_surface(const SurfaceMesh& surface);
+
 /// Fills a closed, non-self-intersecting surface with quality tetrahedra (TetGen, boundary
 /// preserved up to added Steiner points). The surface is checked first: every vertex on a
 /// triangle, no two vertices closer than 1e-10 of its size, no triangle without area or given

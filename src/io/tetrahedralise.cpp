@@ -110,7 +110,7 @@ rlim_t address_space_now() {
   // First TetGen's self-intersection check (-d, exact predicates): its meshing trusts the
   // surface and may crash on one that intersects itself.
   fill("pdzQ", points.data(), n_points, triangles.data(), n_triangles, &out);
-  if (out.code == 0) {
+  if (out.code == 0 && switches) {  // (none: the check alone)
     release(&out);
     fill(switches, points.data(), n_points, triangles.data(), n_triangles, &out);
   }
@@ -229,20 +229,56 @@ bool has_tetgen() {
   return SOFTGRAD_HAS_TETGEN && detail::open_module(kTetgenModule, why) != nullptr;
 }
 
-Mesh tetrahedralise(const SurfaceMesh& surface, const TetrahedraliseOptions& options) {
-  const std::string& where = surface.source.empty() ? std::string("surface") : surface.source;
-  // Below about 1.1 TetGen's refinement may never end (its manual).
-  if (!(options.max_radius_edge >= 1.1) || !std::isfinite(options.max_radius_edge))
-    throw InputError(where + ": quality (the radius-edge bound) must be a number >= 1.1, got " +
-                     std::to_string(options.max_radius_edge));
-  if (!(options.max_volume >= 0.0) || !std::isfinite(options.max_volume))
-    throw InputError(where + ": max_volume must be >= 0 (0: no bound)");
+namespace {
+
+// Row-major copies of a surface for the module's C interface (Eigen's are column-major here).
+std::pair<std::vector<double>, std::vector<int>> flat_copies(const SurfaceMesh& surface) {
+  std::vector<double> points(static_cast<size_t>(surface.X.rows()) * 3);
+  for (Eigen::Index i = 0; i < surface.X.rows(); ++i)
+    for (int k = 0; k < 3; ++k) points[3 * i + k] = surface.X(i, k);
+  std::vector<int> triangles(static_cast<size_t>(surface.triangles.rows()) * 3);
+  for (Eigen::Index t = 0; t < surface.triangles.rows(); ++t)
+    for (int k = 0; k < 3; ++k) triangles[3 * t + k] = surface.triangles(t, k);
+  return {std::move(points), std::move(triangles)};
+}
+
+const std::string& name_of(const SurfaceMesh& surface) {
+  static const std::string unnamed = "surface";
+  return surface.source.empty() ? unnamed : surface.source;
+}
+
+// The checks without TetGen: coordinates in range, then detail::check_closed_surface.
+void check_surface_shape(const SurfaceMesh& surface) {
+  const std::string& where = name_of(surface);
   // Coordinates this large overflow TetGen's exact predicates (it asserts and dies).
   if (surface.X.size() > 0 && !(surface.X.cwiseAbs().maxCoeff() <= 1e100))
     throw InputError(where + ": coordinates of magnitude " +
                      detail::number_text(surface.X.cwiseAbs().maxCoeff()) +
                      " or non-finite ones cannot be filled with tetrahedra (at most 1e100)");
   detail::check_closed_surface(surface, where);
+}
+
+}  // namespace
+
+void check_surface(const SurfaceMesh& surface) {
+  check_surface_shape(surface);
+  if (!has_tetgen()) return;
+  const std::string& where = name_of(surface);
+  const auto [fill, release] = tetgen_functions(where);
+  const auto [points, triangles] = flat_copies(surface);
+  const TetgenOutput out = fill_in_child(fill, release, nullptr, points, triangles, where);
+  if (out.code != 0) throw InputError(where + ": " + tetgen_failure(out.code));
+}
+
+Mesh tetrahedralise(const SurfaceMesh& surface, const TetrahedraliseOptions& options) {
+  const std::string& where = name_of(surface);
+  // Below about 1.1 TetGen's refinement may never end (its manual).
+  if (!(options.max_radius_edge >= 1.1) || !std::isfinite(options.max_radius_edge))
+    throw InputError(where + ": quality (the radius-edge bound) must be a number >= 1.1, got " +
+                     std::to_string(options.max_radius_edge));
+  if (!(options.max_volume >= 0.0) || !std::isfinite(options.max_volume))
+    throw InputError(where + ": max_volume must be >= 0 (0: no bound)");
+  check_surface_shape(surface);
   const double volume = surface_enclosed_volume(surface);
   if (options.max_volume > 0.0 && volume / options.max_volume > kMaxFilledTets)
     throw InputError(where + ": max_volume " + detail::number_text(options.max_volume) +
@@ -251,13 +287,7 @@ Mesh tetrahedralise(const SurfaceMesh& surface, const TetrahedraliseOptions& opt
                      ", more than the limit of " + detail::number_text(kMaxFilledTets) +
                      "; choose a larger max_volume");
   const auto [fill, release] = tetgen_functions(where);
-  // Row-major copies for the C interface (Eigen's matrices here are column-major).
-  std::vector<double> points(static_cast<size_t>(surface.X.rows()) * 3);
-  for (Eigen::Index i = 0; i < surface.X.rows(); ++i)
-    for (int k = 0; k < 3; ++k) points[3 * i + k] = surface.X(i, k);
-  std::vector<int> triangles(static_cast<size_t>(surface.triangles.rows()) * 3);
-  for (Eigen::Index t = 0; t < surface.triangles.rows(); ++t)
-    for (int k = 0; k < 3; ++k) triangles[3 * t + k] = surface.triangles(t, k);
+  const auto [points, triangles] = flat_copies(surface);
   // p: a piecewise linear complex; q: radius-edge ratio bound; a: volume bound; z: 0-based;
   // Q: quiet.
   char switches[96];

@@ -167,6 +167,7 @@ RigidShape read_shape(const ObjectReader& body) {
     try {
       const SurfaceMesh surface =
           read_surface_mesh((file.is_absolute() ? file : s.source().dir / file).string());
+      check_surface(surface);  // its volume integrals (mass, inertia) need a closed surface
       shape.V = surface.X * s.number("scale");
       shape.F = surface.triangles;
     } catch (const InputError& e) {

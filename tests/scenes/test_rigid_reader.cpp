@@ -174,3 +174,36 @@ TEST_CASE("scenes/rigid_reader: a mesh shape from a surface file has the solid's
   CHECK((b.position(s.model->X) - Eigen::Vector3d(0, 1, 0)).norm() < 1e-12);
   CHECK(b.contact_centers.size() == 8);  // its vertices meet the obstacles
 }
+
+TEST_CASE("scenes/rigid_reader: a mesh shape must be a closed surface that does not cross itself") {
+  // Two cubes that overlap, and a cube without its top, were taken as they were: their volume
+  // integrals (mass, inertia) are then wrong without a word.
+  test::TempDir dir;
+  const auto cube = [](std::ostream& os, double shift, int first, int faces) {
+    for (int k = 0; k < 8; ++k)
+      os << "v " << (k & 1 ? 1 : 0) + shift << " " << (k & 2 ? 1 : 0) + shift << " "
+         << (k & 4 ? 1 : 0) + shift << "\n";
+    const int f[6][4] = {{1, 3, 4, 2}, {5, 6, 8, 7}, {1, 2, 6, 5},
+                         {3, 7, 8, 4}, {1, 5, 7, 3}, {2, 4, 8, 6}};
+    for (int i = 0; i < faces; ++i)
+      os << "f " << f[i][0] + first << " " << f[i][1] + first << " " << f[i][2] + first << " "
+         << f[i][3] + first << "\n";
+  };
+  std::ofstream two(dir.file("two.obj"));
+  cube(two, 0.0, 0, 6);
+  cube(two, 0.5, 8, 6);
+  two.close();
+  std::ofstream open(dir.file("open.obj"));
+  cube(open, 0.0, 0, 5);
+  open.close();
+  const auto error = [&](const std::string& file) {
+    return test::input_error_of([&] {
+      parse_scene(R"({"rigid_bodies": [{"shape": {"type": "mesh", "file": ")" + file + R"("}}]})",
+                  dir.file("scene.json"));
+    });
+  };
+  const std::string crossing = error("two.obj");
+  CHECK(crossing.find("/rigid_bodies/0/shape/file: ") != std::string::npos);
+  if (has_tetgen()) CHECK(crossing.find("the surface intersects itself") != std::string::npos);
+  CHECK(error("open.obj").find("the surface is not closed") != std::string::npos);
+}
