@@ -112,6 +112,36 @@ def test_sigterm_stops_a_run_between_steps_and_keeps_its_output(tmp_path):
     assert pvd.count("<DataSet") == len(list(out.glob("*.vtu")))
 
 
+def test_sigterm_stops_a_1e300_amplitude_run_within_a_second(tmp_path):
+    """A sine controller of amplitude 1e300 drives the rigid quadruped's motors: the angle wrap
+    once spun forever inside a step, where SIGTERM could not stop it."""
+    import signal
+    import time
+
+    with open(os.path.join(ROOT, "scenes", "quadruped_rigid.json")) as f:
+        scene = json.load(f)
+    scene["controller"]["amplitude"] = 1e300
+    path = tmp_path / "amplitude.json"
+    path.write_text(json.dumps(scene))
+    out = tmp_path / "run"
+    proc = subprocess.Popen([EXE, "run", str(path), "--out", str(out), "--steps", "1000000",
+                             "--quiet"], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    try:
+        deadline = time.time() + 60
+        while not list(out.glob("*.vtu"))[1:] and time.time() < deadline:  # two frames written
+            time.sleep(0.05)
+        proc.send_signal(signal.SIGTERM)
+        sent = time.monotonic()
+        proc.wait(timeout=60)
+        waited = time.monotonic() - sent
+    finally:
+        proc.kill()
+    assert proc.returncode == 143, proc.stderr.read()
+    assert waited < 1.0, f"SIGTERM took {waited:.2f} s"
+    with open(out / "summary.json") as f:
+        assert json.load(f)["status"] == "interrupted"
+
+
 def test_sigterm_stops_a_run_within_a_long_step(tmp_path):
     """A step of many Newton iterations (~4 s here) ends within a second of SIGTERM: the flag is
     polled at every iteration, not only between steps, and the interrupted step is not taken."""
