@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -33,6 +34,15 @@ OutputLock::OutputLock(const std::filesystem::path& directory) {
     throw InputError("cannot lock the output directory '" + directory.string() + "': " + file +
                      ": " + (errno == ELOOP ? "it is a symbolic link" : std::strerror(errno)) +
                      "; remove it, or choose another folder with --out");
+  // A hard link or a special file planted at the name: its target is not written.
+  struct stat st {};
+  if (fstat(fd_, &st) != 0 || !S_ISREG(st.st_mode) || st.st_nlink != 1 || st.st_uid != geteuid()) {
+    ::close(fd_);
+    fd_ = -1;
+    throw InputError("cannot lock the output directory '" + directory.string() + "': " + file +
+                     " is not a plain file of yours (a special file, another user's, or a hard "
+                     "link to another file); remove it, or choose another folder with --out");
+  }
   if (flock(fd_, LOCK_EX | LOCK_NB) != 0) {
     const int error = errno;
     const std::string pid = holder_of(fd_);

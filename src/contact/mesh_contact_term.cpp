@@ -502,6 +502,7 @@ template <int d>
 double MeshContactTerm<d>::max_step(const TermData& data, const Eigen::VectorXd& x,
                                     const Eigen::VectorXd& dx) const {
   const Data& m = static_cast<const Data&>(data);
+  m.sweep_x0.resize(0);  // no segment until this one's candidates are complete
   const Eigen::VectorXd& y = points(m.y, x);
   const Eigen::VectorXd& dy = points(m.dy, dx);
   // A sweep's boxes grow with the motion: one that crosses many cells meets most of the

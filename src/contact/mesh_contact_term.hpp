@@ -108,9 +108,10 @@ class MeshContactTerm final : public EnergyTerm, public StepLimit {
   MeshContactOptions options_;
   std::vector<double> edge_rest_sq_;  ///< per surface edge: its squared rest length
   /// The longest motion max_step sweeps at once: kSweepEdges mean rest edge lengths plus the
-  /// activation distance. Longer motions are swept in pieces, at most kMaxSweepPieces.
+  /// activation distance. Longer motions are swept in pieces, at most kMaxSweepPieces (a motion
+  /// of over 4096 mean edge lengths in one Newton step is then bounded where they end).
   static constexpr double kSweepEdges = 16.0;
-  static constexpr int kMaxSweepPieces = 64;
+  static constexpr int kMaxSweepPieces = 256;
   double sweep_reach_ = std::numeric_limits<double>::infinity();
   /// The earliest time of impact in [0, 1] of the candidates moving from y by dy (1: none).
   double first_impact(const Eigen::VectorXd& y, const Eigen::VectorXd& dy,

@@ -81,8 +81,11 @@ std::string IncrementalPotential::infeasibility(const Eigen::VectorXd& x) {
     const double inertia = 0.5 / (dt_ * dt_) * scratch_.dot(model_.mass.cwiseProduct(scratch_));
     if (!std::isfinite(inertia)) {
       std::ostringstream os;
-      os << "the inertia term M |x - x_pred|^2 / (2 dt^2) is not finite (dt = " << dt_
-         << " s is too small for it)";
+      os << "the inertia term M |x - x_pred|^2 / (2 dt^2) is not finite ";
+      if (!std::isfinite(1.0 / (dt_ * dt_)))
+        os << "(dt = " << dt_ << " s is too small for it)";
+      else
+        os << "(the positions are too far from the prediction x + dt v: a velocity too large?)";
       return os.str();
     }
   }

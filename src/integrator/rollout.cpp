@@ -168,7 +168,9 @@ const NewtonReport& RolloutRun::step() {
   const double t_end = state_.t + (statics ? 0.0 : sim_.options().dt);
   traj.reports_.push_back(advance(sim_, traj.rollout_, state_, binding_));
   const NewtonReport& r = traj.reports_.back();
-  if (!r.converged() && sim_.options().on_failure == FailurePolicy::Stop) {
+  // An interrupted step was not taken, whatever the policy: the rollout cannot go on from it.
+  if (!r.converged() && (sim_.options().on_failure == FailurePolicy::Stop ||
+                         r.status == NewtonReport::Status::Interrupted)) {
     if (statics)
       throw ConvergenceError("static solve did not converge: " + r.message, 0, r.gradient_norm);
     throw ConvergenceError("step " + std::to_string(n_) + " (to t = " + std::to_string(t_end) +

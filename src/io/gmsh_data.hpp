@@ -25,8 +25,9 @@ struct GmshData {
   std::vector<ElementOrigin> origins[2];
   /// The first element of a type softgrad does not read, by the dimension of its shape: [0]
   /// surface (quadrangles, higher-order triangles), [1] volume (hexahedra, prisms, pyramids,
-  /// higher-order tetrahedra) or a type not known; type 0: none. Points and lines are skipped.
+  /// higher-order tetrahedra) or a type not known. Points and lines are skipped.
   struct Unread {
+    bool seen = false;
     long long type = 0;
     long long place = 0;
   } unread[2];

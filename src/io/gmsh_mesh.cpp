@@ -88,7 +88,7 @@ void note_unread_element(GmshData& data, long long type, long long place) {
   static const std::set<long long> surfaces = {3, 10, 16, 20, 21, 22, 23, 24, 25};
   if (points_and_lines.count(type)) return;  // boundary curves, corners: not part of the mesh
   GmshData::Unread& first = data.unread[surfaces.count(type) ? 0 : 1];
-  if (first.type == 0) first = {type, place};
+  if (!first.seen) first = {true, type, place};
 }
 
 void gmsh_fail(const GmshData& data, const std::string& path, long long where,
@@ -106,7 +106,7 @@ Mesh gmsh_mesh(const GmshData& data, const std::string& path) {
   // 2D mesh (in a 3D one, surface elements are its boundary, not part of the volume).
   for (const int k : {1, 0}) {
     const GmshData::Unread& u = data.unread[k];
-    if (u.type != 0 && (k == 1 || mesh.dim == 2))
+    if (u.seen && (k == 1 || mesh.dim == 2))
       gmsh_fail(data, path, u.place,
                 "element type " + std::to_string(u.type) + " (" +
                     (k == 1 ? "a hexahedron, prism, pyramid, higher-order tetrahedron or "

@@ -180,6 +180,10 @@ void check_vertex_fans(const SurfaceMesh& s, const std::string& where) {
 }  // namespace
 
 void check_closed_surface(const SurfaceMesh& surface, const std::string& where) {
+  if (surface.X.rows() < 4 || surface.triangles.rows() < 4)
+    throw InputError(where + ": a closed surface needs at least 4 vertices and 4 triangles, got " +
+                     std::to_string(surface.X.rows()) + " and " +
+                     std::to_string(surface.triangles.rows()));
   check_vertices_used(surface, where);
   check_distinct_vertices(surface, where);
   check_triangles(surface, where);

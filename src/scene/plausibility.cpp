@@ -95,19 +95,21 @@ bool strictly_inside(const Mesh& m, int e, const Eigen::VectorXd& p) {
 
 }  // namespace
 
-void check_overlap(const std::string& where, const Mesh& mesh, const std::string& other_name,
-                   const Mesh& other, std::vector<std::string>& warnings) {
-  if (mesh.n_elems() == 0 || other.n_elems() == 0 || mesh.dim != other.dim) return;
+namespace {
+
+// How many elements of `mesh` have their centres inside an element of `other`.
+int centres_inside(const Mesh& mesh, const Mesh& other) {
+  if (mesh.n_elems() == 0 || other.n_elems() == 0 || mesh.dim != other.dim) return 0;
   const int d = other.dim;
   // The other's elements in a grid of cells about their mean size, by their bounding boxes.
   const Eigen::VectorXd lo = other.X.colwise().minCoeff().transpose();
   const Eigen::VectorXd hi = other.X.colwise().maxCoeff().transpose();
   const Eigen::VectorXd mlo = mesh.X.colwise().minCoeff().transpose();
   const Eigen::VectorXd mhi = mesh.X.colwise().maxCoeff().transpose();
-  if ((mhi.array() <= lo.array()).any() || (mlo.array() >= hi.array()).any()) return;
+  if ((mhi.array() <= lo.array()).any() || (mlo.array() >= hi.array()).any()) return 0;
   const double cell = std::max((hi - lo).maxCoeff() / std::cbrt(double(other.n_elems())), 1e-300);
   const Eigen::ArrayXd cells = ((hi - lo) / cell).array().floor() + 1.0;
-  if (!cells.allFinite() || cells.prod() > 1e7) return;  // (a degenerate extent: skipped)
+  if (!cells.allFinite() || cells.prod() > 1e7) return 0;  // (a degenerate extent: skipped)
   const auto index = [&](const Eigen::VectorXd& p, int k) {
     return std::clamp(static_cast<long>((p[k] - lo[k]) / cell), 0L,
                       static_cast<long>(cells[k]) - 1);
@@ -149,12 +151,26 @@ void check_overlap(const std::string& where, const Mesh& mesh, const std::string
         break;
       }
   }
-  if (inside > 0)
-    add(warnings, where + "/mesh",
-        "the body overlaps body '" + other_name + "': " + std::to_string(inside) + " of its " +
-            std::to_string(mesh.n_elems()) +
-            " elements have their centres inside it, so that space counts twice (mass and "
-            "stiffness add, and no contact acts between them); give each body a space of its own");
+  return inside;
+}
+
+}  // namespace
+
+void check_overlap(const std::string& where, const Mesh& mesh, const std::string& other_name,
+                   const Mesh& other, std::vector<std::string>& warnings) {
+  // Both ways: a small body inside a coarse one may hold none of the coarse one's centres.
+  const int mine = centres_inside(mesh, other);
+  const int theirs = mine > 0 ? 0 : centres_inside(other, mesh);
+  if (mine == 0 && theirs == 0) return;
+  const std::string count =
+      mine > 0 ? std::to_string(mine) + " of its " + std::to_string(mesh.n_elems()) +
+                     " elements have their centres inside it"
+               : std::to_string(theirs) + " of that body's " + std::to_string(other.n_elems()) +
+                     " elements have their centres inside this one";
+  add(warnings, where + "/mesh",
+      "the body overlaps body '" + other_name + "': " + count +
+          ", so that space counts twice (mass and stiffness add, and no contact acts between "
+          "them); give each body a space of its own");
 }
 
 }  // namespace softgrad::detail

@@ -164,8 +164,8 @@ TEST_CASE("app/cli: --max-memory bounds per-step tables before they are allocate
   std::string scene = tiny_scene_json(steps_force);
   scene.replace(scene.find(R"("duration": 0.02)"), 16, R"("duration": 3e6)");
   write_text(dir.file("long.json"), scene);
-  const Outcome long_run =
-      cli({"run", dir.file("long.json"), "--steps", "2", "--out", dir.file("out")});
+  const Outcome long_run = cli({"--max-memory", "8G", "run", dir.file("long.json"), "--steps", "2",
+                                "--out", dir.file("out")});
   CHECK(long_run.code == kExitInputError);
   CHECK(contains(long_run.err,
                  "long.json: /forces/0: a force for each of 300000000 steps on 6 dofs (steps: "

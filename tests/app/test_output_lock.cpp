@@ -45,3 +45,14 @@ TEST_CASE("app/output_lock: a link planted at the lock file is refused and its t
         }).find("out/.softgrad-lock: it is a symbolic link") != std::string::npos);
   CHECK(read_text(dir.file("target.txt")) == "keep me");
 }
+
+TEST_CASE("app/output_lock: a hard link planted at the lock file is refused and its file kept") {
+  TempDir dir;
+  write_text(dir.file("target.txt"), "keep me");
+  std::filesystem::create_directories(dir.file("out"));
+  std::filesystem::create_hard_link(dir.file("target.txt"), dir.file("out/.softgrad-lock"));
+  CHECK(input_error_of([&] {
+          app::OutputLock lock(dir.file("out"));
+        }).find("is not a plain file of yours") != std::string::npos);
+  CHECK(read_text(dir.file("target.txt")) == "keep me");
+}

@@ -163,7 +163,7 @@ def test_sigterm_stops_a_run_within_a_long_step(tmp_path):
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     try:
         proc.stderr.readline()  # the set-up line: the step starts next
-        time.sleep(1.0)
+        time.sleep(0.5)
         proc.send_signal(signal.SIGTERM)
         sent = time.monotonic()
         proc.wait(timeout=60)

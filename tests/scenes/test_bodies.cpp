@@ -316,4 +316,14 @@ TEST_CASE("scenes/bodies: a body over another's space is a warning naming both")
   CHECK(warnings_of("[0.5, 0, 0]").size() == 1);  // half over it
   CHECK(warnings_of("[1, 0, 0]").empty());        // side by side, sharing a face
   CHECK(warnings_of("[1.01, 0, 0]").empty());
+  // A small body listed first, inside a coarse one: none of the coarse one's element centres
+  // need be in it, but its own are in the coarse one.
+  const Scene nested = test::parse(R"({"bodies": [{"name": "small", "mesh": {"generator": "box",
+      "resolution": [1, 1, 1], "size": [0.1, 0.1, 0.1], "origin": [0.41, 0.41, 0.41]},
+      "material": {"model": "neo_hookean"}}, {"name": "coarse", "mesh": {"generator": "box",
+      "resolution": [1, 1, 1], "size": [1, 1, 1]}, "material": {"model": "neo_hookean"}}]})");
+  REQUIRE(nested.warnings.size() == 1);
+  CHECK(nested.warnings[0].rfind("inline.json: /bodies/1/mesh: the body overlaps body 'small': ",
+                                 0) == 0);
+  CHECK(nested.warnings[0].find("of that body's") != std::string::npos);
 }

@@ -202,8 +202,10 @@ TEST_CASE("scenes/rigid_reader: a mesh shape must be a closed surface that does 
                   dir.file("scene.json"));
     });
   };
-  const std::string crossing = error("two.obj");
-  CHECK(crossing.find("/rigid_bodies/0/shape/file: ") != std::string::npos);
-  if (has_tetgen()) CHECK(crossing.find("the surface intersects itself") != std::string::npos);
+  if (has_tetgen()) {  // (the crossing is TetGen's exact check)
+    const std::string crossing = error("two.obj");
+    CHECK(crossing.find("/rigid_bodies/0/shape/file: ") != std::string::npos);
+    CHECK(crossing.find("the surface intersects itself") != std::string::npos);
+  }
   CHECK(error("open.obj").find("the surface is not closed") != std::string::npos);
 }
