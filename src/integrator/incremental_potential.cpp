@@ -63,12 +63,13 @@ void IncrementalPotential::update_adaptive(const Eigen::VectorXd& x, Eigen::Vect
       model_.terms[k]->update_adaptive(*data_[k], x, adaptive.data() + adaptive_offset_[k]);
 }
 
+double IncrementalPotential::inertia(const Eigen::VectorXd& x) {
+  scratch_ = x - xhat_;
+  return 0.5 / (dt_ * dt_) * scratch_.dot(model_.mass.cwiseProduct(scratch_));
+}
+
 double IncrementalPotential::value(const Eigen::VectorXd& x) {
-  double phi = 0.0;
-  if (dynamic()) {
-    scratch_ = x - xhat_;
-    phi = 0.5 / (dt_ * dt_) * scratch_.dot(model_.mass.cwiseProduct(scratch_));
-  }
+  double phi = dynamic() ? inertia(x) : 0.0;
   for (size_t k = 0; k < data_.size(); ++k)
     if (active(static_cast<int>(k))) phi += model_.terms[k]->value(*data_[k], x);
   return phi;
@@ -77,9 +78,7 @@ double IncrementalPotential::value(const Eigen::VectorXd& x) {
 std::string IncrementalPotential::infeasibility(const Eigen::VectorXd& x) {
   if (!x.allFinite()) return "a position is not a finite number";
   if (dynamic()) {
-    scratch_ = x - xhat_;
-    const double inertia = 0.5 / (dt_ * dt_) * scratch_.dot(model_.mass.cwiseProduct(scratch_));
-    if (!std::isfinite(inertia)) {
+    if (!std::isfinite(inertia(x))) {
       std::ostringstream os;
       os << "the inertia term M |x - x_pred|^2 / (2 dt^2) is not finite ";
       if (!std::isfinite(1.0 / (dt_ * dt_)))

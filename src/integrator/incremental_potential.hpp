@@ -68,6 +68,8 @@ class IncrementalPotential {
   };
 
  private:
+  /// The inertia term M |x - xhat|^2 / (2 dt^2) of a dynamic step (uses scratch_).
+  double inertia(const Eigen::VectorXd& x);
   const Model& model_;
   std::vector<std::unique_ptr<TermData>> data_;
   std::unique_ptr<HessianAssembler> assembler_;

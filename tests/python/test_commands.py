@@ -112,10 +112,25 @@ def test_sigterm_stops_a_run_between_steps_and_keeps_its_output(tmp_path):
     assert pvd.count("<DataSet") == len(list(out.glob("*.vtu")))
 
 
+def seconds_to_stop_after_sigterm(proc, wait_until_ready):
+    """Sends SIGTERM to `proc` once `wait_until_ready()` returns; the seconds until it ended.
+    The process is killed in any case, so that no test leaves one running."""
+    import signal
+    import time
+
+    try:
+        wait_until_ready()
+        proc.send_signal(signal.SIGTERM)
+        sent = time.monotonic()
+        proc.wait(timeout=60)
+        return time.monotonic() - sent
+    finally:
+        proc.kill()
+
+
 def test_sigterm_stops_a_1e300_amplitude_run_within_a_second(tmp_path):
     """A sine controller of amplitude 1e300 drives the rigid quadruped's motors: the angle wrap
     once spun forever inside a step, where SIGTERM could not stop it."""
-    import signal
     import time
 
     with open(os.path.join(ROOT, "scenes", "quadruped_rigid.json")) as f:
@@ -126,16 +141,13 @@ def test_sigterm_stops_a_1e300_amplitude_run_within_a_second(tmp_path):
     out = tmp_path / "run"
     proc = subprocess.Popen([EXE, "run", str(path), "--out", str(out), "--steps", "1000000",
                              "--quiet"], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    try:
-        deadline = time.time() + 60
-        while not list(out.glob("*.vtu"))[1:] and time.time() < deadline:  # two frames written
+    deadline = time.time() + 60
+
+    def two_frames_written():
+        while not list(out.glob("*.vtu"))[1:] and time.time() < deadline:
             time.sleep(0.05)
-        proc.send_signal(signal.SIGTERM)
-        sent = time.monotonic()
-        proc.wait(timeout=60)
-        waited = time.monotonic() - sent
-    finally:
-        proc.kill()
+
+    waited = seconds_to_stop_after_sigterm(proc, two_frames_written)
     assert proc.returncode == 143, proc.stderr.read()
     assert waited < 1.0, f"SIGTERM took {waited:.2f} s"
     with open(out / "summary.json") as f:
@@ -145,7 +157,6 @@ def test_sigterm_stops_a_1e300_amplitude_run_within_a_second(tmp_path):
 def test_sigterm_stops_a_run_within_a_long_step(tmp_path):
     """A step of many Newton iterations (~4 s here) ends within a second of SIGTERM: the flag is
     polled at every iteration, not only between steps, and the interrupted step is not taken."""
-    import signal
     import time
 
     scene = tmp_path / "long_step.json"
@@ -161,15 +172,11 @@ def test_sigterm_stops_a_run_within_a_long_step(tmp_path):
     out = tmp_path / "run"
     proc = subprocess.Popen([EXE, "run", str(scene), "--out", str(out), "--verbose"],
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-    try:
+    def within_the_step():
         proc.stderr.readline()  # the set-up line: the step starts next
         time.sleep(0.5)
-        proc.send_signal(signal.SIGTERM)
-        sent = time.monotonic()
-        proc.wait(timeout=60)
-        waited = time.monotonic() - sent
-    finally:
-        proc.kill()
+
+    waited = seconds_to_stop_after_sigterm(proc, within_the_step)
     assert proc.returncode == 143, proc.stderr.read()
     assert waited < 1.0, f"SIGTERM took {waited:.2f} s to stop the step"
     with open(out / "summary.json") as f:
