@@ -37,6 +37,14 @@ class RolloutBatch {
   std::vector<GradientResult> gradient(const std::vector<Trajectory>& trajectories,
                                        const Loss& loss, const ParameterSet& params,
                                        const AdjointOptions& options = {});
+  /// One adjoint per trajectory, each with its own loss and parameters (losses[k] and
+  /// params[k] for trajectories[k]; all three the same length, pointers valid for the call):
+  /// a batch of rollouts, each with its own cotangents, as a layer's backward needs.
+  /// @throws as gradient() above.
+  std::vector<GradientResult> gradient(const std::vector<const Trajectory*>& trajectories,
+                                       const std::vector<const Loss*>& losses,
+                                       const std::vector<const ParameterSet*>& params,
+                                       const AdjointOptions& options = {});
 
  private:
   template <class Fn>

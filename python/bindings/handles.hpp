@@ -6,9 +6,13 @@
 #include <pybind11/pybind11.h>
 
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
+#include "softgrad/adjoint.hpp"
+#include "softgrad/batch.hpp"
+#include "softgrad/loss.hpp"
 #include "softgrad/parameters.hpp"
 #include "softgrad/scene.hpp"
 #include "softgrad/simulator.hpp"
@@ -21,6 +25,10 @@ namespace softgrad::python {
 struct PyScene {
   std::shared_ptr<const Scene> scene;
   std::shared_ptr<Simulator> sim;
+  /// The batch runner of simulate_batch and gradient_batch (made on first use, kept so that its
+  /// workspaces analyse their patterns once), guarded: Python threads may share a scene.
+  std::shared_ptr<RolloutBatch> batch;
+  std::mutex batch_mutex;
   const Model& model() const { return *scene->model; }
   int n() const { return model().n_verts; }
   int dim() const { return model().dim; }
@@ -52,5 +60,17 @@ pybind11::dict report_dict(const NewtonReport& r);
 /// The named parameters of a rollout of the scene.
 ParameterSet parameter_set(const PyScene& s, const Rollout& r,
                            const std::vector<std::string>& names);
+
+/// `r`'s rollout once it is known to be one of scene `s`'s. @throws InputError otherwise.
+const Rollout& own_rollout(const SceneRef& s, const PyRollout& r);
+/// The loss `loss` names for trajectory `t` (None: the scene's; a pair (d/dpositions,
+/// d/dvelocities); a function of (positions, velocities) returning (value, dx, dv), its value
+/// into *value). `states`: the number of states when `t` has no trajectory.
+std::shared_ptr<const Loss> resolve_loss(const PyTrajectory& t, const pybind11::object& loss,
+                                         double* value, int states = -1);
+/// The adjoint's report as a dict.
+pybind11::dict report_dict(const AdjointReport& r);
+/// Each of the report's warnings as a softgrad.GradientWarning.
+void warn_if_untrustworthy(const AdjointReport& r);
 
 }  // namespace softgrad::python

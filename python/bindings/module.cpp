@@ -34,6 +34,7 @@ PYBIND11_MODULE(_softgrad, m) {
 
   python::bind_scene(m);
   python::bind_rollout(m);
+  python::bind_batch(m);
   python::bind_env(m);
   python::bind_commands(m);
 

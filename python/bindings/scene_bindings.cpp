@@ -60,6 +60,8 @@ std::shared_ptr<const Loss> linear_loss(const PyScene& s, int states, const py::
   return std::make_shared<LinearLoss>(s.model(), std::move(a), std::move(b));
 }
 
+}  // namespace
+
 /// `r`'s rollout once it is known to be one of scene `s`'s: a rollout carries its scene's sizes,
 /// controls and parameters, and would run wrongly (or out of bounds) in another scene.
 const Rollout& own_rollout(const SceneRef& s, const PyRollout& r) {
@@ -73,7 +75,7 @@ const Rollout& own_rollout(const SceneRef& s, const PyRollout& r) {
 /// What `loss` says: None (the scene's loss), a pair (dx, dv) of cotangents, or a function of
 /// (positions, velocities) returning (value, dx, dv). `value` receives a function's value.
 std::shared_ptr<const Loss> resolve_loss(const PyTrajectory& t, const py::object& loss,
-                                         double* value, int states = -1) {
+                                         double* value, int states) {
   const PyScene& s = *t.owner;
   if (states < 0) states = static_cast<int>(t.trajectory->reports().size()) + 1;
   if (loss.is_none()) return scene_loss(s);
@@ -100,11 +102,15 @@ std::shared_ptr<const Loss> resolve_loss(const PyTrajectory& t, const py::object
   return linear_loss(s, states, triple[1], triple[2]);
 }
 
+namespace {
+
 /// softgrad.GradientWarning (a RuntimeWarning), created by bind_scene.
 py::handle& gradient_warning() {
   static py::handle warning;
   return warning;
 }
+
+}  // namespace
 
 /// The adjoint's report as a dict (what `softgrad grad` prints).
 py::dict report_dict(const AdjointReport& r) {
@@ -133,6 +139,8 @@ void warn_if_untrustworthy(const AdjointReport& r) {
     if (PyErr_WarnEx(gradient_warning().ptr(), ("adjoint: " + w).c_str(), 1) != 0)
       throw py::error_already_set();  // the warnings filter turned it into an error
 }
+
+namespace {
 
 py::tuple gradient_of(const PyTrajectory& t, const std::vector<std::string>& params,
                       const py::object& loss, bool with_report) {

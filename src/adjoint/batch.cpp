@@ -55,6 +55,25 @@ std::vector<GradientResult> RolloutBatch::gradient(const std::vector<Trajectory>
   return out;
 }
 
+std::vector<GradientResult> RolloutBatch::gradient(
+    const std::vector<const Trajectory*>& trajectories, const std::vector<const Loss*>& losses,
+    const std::vector<const ParameterSet*>& params, const AdjointOptions& options) {
+  if (losses.size() != trajectories.size() || params.size() != trajectories.size())
+    throw InputError("rollout batch: " + std::to_string(trajectories.size()) +
+                     " trajectories need as many losses and parameter sets, not " +
+                     std::to_string(losses.size()) + " and " + std::to_string(params.size()));
+  for (size_t k = 0; k < trajectories.size(); ++k)
+    if (!trajectories[k] || !losses[k] || !params[k] || trajectories[k]->model() != model_ ||
+        !(trajectories[k]->options() == options_))
+      throw InputError("rollout batch: trajectory " + std::to_string(k) +
+                       " is missing or has another model or other options than the batch");
+  std::vector<GradientResult> out(trajectories.size());
+  for_each(static_cast<int>(trajectories.size()), [&](Simulator& sim, int k) {
+    out[k] = softgrad::gradient(sim, *trajectories[k], *losses[k], *params[k], options);
+  });
+  return out;
+}
+
 std::vector<Trajectory> simulate_batch(const std::shared_ptr<const Model>& model,
                                        const SimulationOptions& options,
                                        const std::vector<Rollout>& rollouts,

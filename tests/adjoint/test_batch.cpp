@@ -49,6 +49,42 @@ TEST_CASE("adjoint/batch: rollouts and gradients on threads equal serial runs bi
   CHECK((serial[0].final_state().x - serial[4].final_state().x).norm() > 1e-4);
 }
 
+TEST_CASE("adjoint/batch: each rollout's own loss and parameters equal serial gradients") {
+  Problem p = cantilever_problem(2, 6);
+  const ParameterSet params(*p.sim, p.rollout, {"youngs", "v0"});
+  const Model& m = *p.model;
+  std::vector<Rollout> rollouts(3, p.rollout);
+  std::vector<std::shared_ptr<const Loss>> losses;
+  for (int k = 0; k < 3; ++k) {
+    rollouts[k].initial.v.setConstant(0.01 * k);
+    // Rollout k's loss weighs the final positions by k + 1: a cotangent of its own.
+    std::vector<Eigen::VectorXd> dx(p.rollout.steps + 1, Eigen::VectorXd::Zero(m.n_dofs()));
+    dx.back().setConstant(k + 1.0);
+    losses.push_back(std::make_shared<LinearLoss>(m, dx, std::vector<Eigen::VectorXd>{}));
+  }
+  std::vector<Trajectory> serial;
+  for (const Rollout& r : rollouts) serial.push_back(simulate(*p.sim, r));
+  RolloutBatch batch(p.model, p.sim->options(), 2);
+  std::vector<const Trajectory*> t;
+  std::vector<const Loss*> l;
+  std::vector<const ParameterSet*> ps;
+  for (int k = 0; k < 3; ++k) {
+    t.push_back(&serial[k]);
+    l.push_back(losses[k].get());
+    ps.push_back(&params);
+  }
+  const std::vector<GradientResult> g = batch.gradient(t, l, ps);
+  REQUIRE(g.size() == 3);
+  for (int k = 0; k < 3; ++k) {
+    const GradientResult one = gradient(*p.sim, serial[k], *losses[k], params);
+    CHECK(g[k].loss == one.loss);
+    CHECK(g[k].gradient == one.gradient);
+  }
+  CHECK((g[0].gradient - g[2].gradient).norm() > 1e-12);  // the losses differ
+  l.pop_back();
+  CHECK_THROWS_AS(batch.gradient(t, l, ps), InputError);
+}
+
 TEST_CASE("adjoint/batch: multigrid rollouts side by side equal serial runs bit for bit" *
           doctest::skip(!amg_available())) {
   // hypre is shared by the threads (they take turns inside it), and each step sets its own
