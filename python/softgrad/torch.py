@@ -86,7 +86,9 @@ class _SimulateBatch(_torch.autograd.Function):
                 except ValueError as e:
                     raise ValueError(f"rollout {b}: {e}") from None
             runs.append(run)
-        trajectories = scene.simulate_batch(runs, threads)
+        # One rollout runs as simulate() does, on OpenMP's threads: never slower than a call.
+        trajectories = (scene.simulate_batch(runs, threads) if batch > 1
+                        else [scene.simulate(runs[0])])
         ctx.scene, ctx.trajectories, ctx.names, ctx.threads = scene, trajectories, names, threads
         ctx.inputs = [(v.shape[1:], v.dtype, v.device, runs[0].get(name).size)
                       for name, v in zip(names, values)]
@@ -97,8 +99,11 @@ class _SimulateBatch(_torch.autograd.Function):
     def backward(ctx, dx, dv):
         losses = [(None if dx is None else _numpy(dx[b]), None if dv is None else _numpy(dv[b]))
                   for b in range(len(ctx.trajectories))]
-        results = ctx.scene.gradient_batch(ctx.trajectories, list(ctx.names), losses,
-                                           threads=ctx.threads)
+        if len(losses) == 1:
+            results = [ctx.scene.gradient(ctx.trajectories[0], list(ctx.names), loss=losses[0])]
+        else:
+            results = ctx.scene.gradient_batch(ctx.trajectories, list(ctx.names), losses,
+                                               threads=ctx.threads)
         per_rollout = [_input_gradients(gradient, ctx.inputs) for _, gradient in results]
         grads = [_torch.stack([g[i] for g in per_rollout]) for i in range(len(ctx.inputs))]
         return (None, None, None, None, None, *grads)
