@@ -312,7 +312,11 @@ def python_page():
                             (f", `{m.group(1)}`)" if m else ")")
                     else:
                         head = f"`{signature(target, member_name)}`"
-                    out += [f"- {head}", "", indent(docstring(target)), ""]
+                    # A property's text is its own (pybind11's getter has only a signature).
+                    text = docstring(target)
+                    if kind == "property" and isinstance(member, property) and member.__doc__:
+                        text = docstring(member) or text
+                    out += [f"- {head}", "", indent(text), ""]
             elif callable(obj):
                 out += [f"### `{signature(obj, qual)}`", "", docstring(obj), ""]
             else:

@@ -14,7 +14,8 @@ enum class LogLevel { Error = 0, Warn = 1, Info = 2, Debug = 3 };
 /// Receives every message at or below the current verbosity.
 using LogSink = std::function<void(LogLevel, const std::string&)>;
 
-/// Replaces the sink (pass nullptr to restore stderr). Not thread-safe against concurrent logging.
+/// Replaces the sink (pass nullptr to restore stderr). A message logged meanwhile goes to the
+/// old sink or the new one.
 void set_log_sink(LogSink sink);
 /// Messages above this level are dropped. Default: Warn.
 void set_log_level(LogLevel level);

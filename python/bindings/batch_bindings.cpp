@@ -99,8 +99,7 @@ py::list gradient_batch(const SceneRef& s, const std::vector<PyTrajectory>& traj
 }  // namespace
 
 void bind_batch(py::module_& m) {
-  auto scene = py::reinterpret_borrow<py::class_<PyScene, SceneRef>>(m.attr("Scene"));
-  scene
+  declared_class<PyScene, SceneRef>(m, "Scene")
       .def("simulate_batch", &simulate_batch, py::arg("rollouts"), py::arg("threads") = 0,
            "The trajectories of many rollouts of this scene, run side by side on `threads` "
            "threads (0: one per hardware thread), each rollout's element loops on one thread. "

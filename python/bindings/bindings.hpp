@@ -6,6 +6,8 @@
 
 namespace softgrad::python {
 
+/// C++ log records to logging.getLogger("softgrad"), and _flush_log (log_bindings.cpp).
+void bind_log(pybind11::module_& m);
 /// Scene (scene_bindings.cpp).
 void bind_scene(pybind11::module_& m);
 /// Rollout, Trajectory and Run (rollout_bindings.cpp).

@@ -51,6 +51,13 @@ struct PyRun {
   std::shared_ptr<const Trajectory> taken;  ///< the trajectory once taken from the run
 };
 
+/// A class that module.cpp declared before any function is bound, so that every signature
+/// names its arguments' and results' Python types (softgrad.Rollout, not the C++ name).
+template <class... T>
+pybind11::class_<T...> declared_class(pybind11::module_& m, const char* name) {
+  return pybind11::reinterpret_borrow<pybind11::class_<T...>>(m.attr(name));
+}
+
 /// "(n, dim)" of a scene's per-vertex arrays.
 std::string shape_text(const PyScene& s);
 /// The states of a trajectory, (T + 1, n, dim), positions or velocities (a copy).
@@ -70,6 +77,8 @@ std::shared_ptr<const Loss> resolve_loss(const PyTrajectory& t, const pybind11::
                                          double* value, int states = -1);
 /// The adjoint's report as a dict.
 pybind11::dict report_dict(const AdjointReport& r);
+/// Hands the C++ log records queued so far to logging.getLogger("softgrad") (with the GIL).
+void flush_log();
 /// Each of the report's warnings as a softgrad.GradientWarning.
 void warn_if_untrustworthy(const AdjointReport& r);
 

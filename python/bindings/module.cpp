@@ -4,6 +4,7 @@
 #include <pybind11/stl.h>
 
 #include "bindings.hpp"
+#include "handles.hpp"
 #include "softgrad/config.hpp"
 #include "softgrad/errors.hpp"
 #include "softgrad/material_model.hpp"
@@ -19,6 +20,9 @@ PYBIND11_MODULE(_softgrad, m) {
 
   static py::handle convergence_error =
       py::exception<ConvergenceError>(m, "ConvergenceError", PyExc_RuntimeError).release();
+  m.attr("ConvergenceError").attr("__doc__") =
+      "A Newton step that did not converge (a RuntimeError): .step is the step's index, "
+      ".residual the last gradient norm.";
   py::register_exception_translator([](std::exception_ptr p) {
     try {
       if (p) std::rethrow_exception(p);
@@ -32,6 +36,15 @@ PYBIND11_MODULE(_softgrad, m) {
     }
   });
 
+  // Every class first, then the functions: a signature names the Python types it takes and
+  // returns only when they are registered before it.
+  py::class_<python::PyScene, python::SceneRef>(
+      m, "Scene", "A scene loaded from a file, a dict or JSON text: its model is fixed.");
+  py::class_<python::PyRollout>(
+      m, "Rollout", "A rollout's data: initial state, steps, parameter values, controller.");
+  py::class_<python::PyTrajectory>(m, "Trajectory", "A finished rollout: its states and inputs.");
+  py::class_<python::PyRun>(m, "Run", "A rollout taken step by step.");
+  python::bind_log(m);
   python::bind_scene(m);
   python::bind_rollout(m);
   python::bind_batch(m);

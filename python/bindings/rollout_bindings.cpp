@@ -49,14 +49,14 @@ ParameterSet parameter_set(const PyScene& s, const Rollout& r,
 }
 
 void bind_rollout(py::module_& m) {
-  py::class_<PyRollout>(m, "Rollout",
-                        "A rollout's data: initial state, steps, parameter values, controller.")
+  declared_class<PyRollout>(m, "Rollout")
       .def_property(
           "steps", [](const PyRollout& r) { return r.rollout.steps; },
           [](PyRollout& r, int steps) {
             if (steps < 1) throw InputError("rollout: steps must be >= 1");
             r.rollout.steps = steps;
-          })
+          },
+          "The number of steps (>= 1).")
       .def_property(
           "x0",
           [](const PyRollout& r) {
@@ -101,8 +101,9 @@ void bind_rollout(py::module_& m) {
             r.rollout.initial.t = t;
           },
           "The start time [s] (scripted motions and loads follow it).")
-      .def_property_readonly("has_controller",
-                             [](const PyRollout& r) { return bool(r.rollout.controller); })
+      .def_property_readonly(
+          "has_controller", [](const PyRollout& r) { return bool(r.rollout.controller); },
+          "Whether a controller sets a term's values each step (clear_controller drops it).")
       .def(
           "clear_controller",
           [](PyRollout& r) {
@@ -111,38 +112,53 @@ void bind_rollout(py::module_& m) {
           },
           "Drops the controller: its term's per-step values (e.g. muscles.activation) are then "
           "parameters like any other.")
-      .def("copy", [](const PyRollout& r) { return PyRollout(r); });
+      .def(
+          "copy", [](const PyRollout& r) { return PyRollout(r); },
+          "An independent copy (changing it leaves this one as it is).");
 
-  py::class_<PyTrajectory>(m, "Trajectory", "A finished rollout: its states and inputs.")
+  declared_class<PyTrajectory>(m, "Trajectory")
       .def_property_readonly(
           "positions", [](const PyTrajectory& t) { return state_array(t, false); },
           "(steps + 1, n_vertices, dim), a copy.")
       .def_property_readonly(
           "velocities", [](const PyTrajectory& t) { return state_array(t, true); },
           "(steps + 1, n_vertices, dim), a copy.")
-      .def_property_readonly("steps", [](const PyTrajectory& t) { return t.trajectory->steps(); })
-      .def_property_readonly("converged",
-                             [](const PyTrajectory& t) { return t.trajectory->converged(); })
-      .def_property_readonly("newton", [](const PyTrajectory& t) {
-        py::list out;
-        for (const NewtonReport& r : t.trajectory->reports()) out.append(report_dict(r));
-        return out;
-      });
+      .def_property_readonly(
+          "steps", [](const PyTrajectory& t) { return t.trajectory->steps(); },
+          "The number of steps taken.")
+      .def_property_readonly(
+          "converged", [](const PyTrajectory& t) { return t.trajectory->converged(); },
+          "Whether every step's Newton solve converged.")
+      .def_property_readonly(
+          "newton",
+          [](const PyTrajectory& t) {
+            py::list out;
+            for (const NewtonReport& r : t.trajectory->reports()) out.append(report_dict(r));
+            return out;
+          },
+          "Each step's Newton report (a dict: converged, iterations, linear_iterations, "
+          "factorizations, energy, step_norm, residual, message).");
 
-  py::class_<PyRun>(m, "Run", "A rollout taken step by step.")
+  declared_class<PyRun>(m, "Run")
       .def(
           "step", [](PyRun& r) { return report_dict(r.run->step()); },
           "Takes the next step; returns its Newton report. Raises ConvergenceError on failure.")
-      .def_property_readonly("done", [](const PyRun& r) { return r.run->done(); })
-      .def_property_readonly("t", [](const PyRun& r) { return r.run->state().t; })
-      .def_property_readonly("x",
-                             [](const PyRun& r) {
-                               return to_array(r.run->state().x, {r.owner->n(), r.owner->dim()});
-                             })
-      .def_property_readonly("v",
-                             [](const PyRun& r) {
-                               return to_array(r.run->state().v, {r.owner->n(), r.owner->dim()});
-                             })
+      .def_property_readonly(
+          "done", [](const PyRun& r) { return r.run->done(); }, "Whether every step is taken.")
+      .def_property_readonly(
+          "t", [](const PyRun& r) { return r.run->state().t; }, "The current time [s].")
+      .def_property_readonly(
+          "x",
+          [](const PyRun& r) {
+            return to_array(r.run->state().x, {r.owner->n(), r.owner->dim()});
+          },
+          "Current positions (n_vertices, dim), a copy.")
+      .def_property_readonly(
+          "v",
+          [](const PyRun& r) {
+            return to_array(r.run->state().v, {r.owner->n(), r.owner->dim()});
+          },
+          "Current velocities (n_vertices, dim), a copy.")
       .def(
           "trajectory",
           [](PyRun& r) {

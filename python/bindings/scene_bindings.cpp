@@ -166,7 +166,7 @@ void bind_scene(py::module_& m) {
       PyExc_RuntimeWarning, nullptr);
   if (!gradient_warning()) throw py::error_already_set();
   m.attr("GradientWarning") = gradient_warning();
-  py::class_<PyScene, SceneRef>(m, "Scene", "A scene loaded from a file: its model is fixed.")
+  declared_class<PyScene, SceneRef>(m, "Scene")
       .def(py::init([](const std::string& path, bool allow_plugins) {
              return make_scene(load_scene(path, scene_plugins(allow_plugins)));
            }),
@@ -182,16 +182,20 @@ void bind_scene(py::module_& m) {
           py::arg("text"), py::arg("origin") = "<json>", py::arg("allow_plugins") = false,
           "A scene from JSON text; relative mesh paths resolve against origin's folder. "
           "allow_plugins as for Scene(path).")
-      .def_property_readonly("name", [](const PyScene& s) { return s.scene->name; })
-      .def_property_readonly("dim", &PyScene::dim)
-      .def_property_readonly("n_vertices", &PyScene::n)
-      .def_property_readonly("n_elements",
-                             [](const PyScene& s) {
-                               size_t n = 0;
-                               for (const Body& b : s.model().bodies)
-                                 n += b.elems.size() / (s.dim() + 1);
-                               return n;
-                             })
+      .def_property_readonly(
+          "name", [](const PyScene& s) { return s.scene->name; },
+          "The scene's name (its file's stem, or the \"name\" key).")
+      .def_property_readonly("dim", &PyScene::dim, "2 or 3: the space the scene lives in.")
+      .def_property_readonly("n_vertices", &PyScene::n,
+                             "Vertices of every body (a rigid body adds its four affine nodes).")
+      .def_property_readonly(
+          "n_elements",
+          [](const PyScene& s) {
+            size_t n = 0;
+            for (const Body& b : s.model().bodies) n += b.elems.size() / (s.dim() + 1);
+            return n;
+          },
+          "Elements (triangles in 2D, tetrahedra in 3D) of every soft body.")
       .def_property_readonly(
           "elements",
           [](const PyScene& s) {
@@ -204,13 +208,17 @@ void bind_scene(py::module_& m) {
             return out;
           },
           "Vertex indices of every element (n_elements, dim + 1): triangles or tetrahedra.")
-      .def_property_readonly("steps", [](const PyScene& s) { return s.scene->steps; })
-      .def_property_readonly("dt", [](const PyScene& s) { return s.scene->options.dt; })
-      .def_property_readonly("n_muscles",
-                             [](const PyScene& s) {
-                               return s.scene->locomotion ? s.scene->locomotion->creature.n_muscles
-                                                          : 0;
-                             })
+      .def_property_readonly(
+          "steps", [](const PyScene& s) { return s.scene->steps; },
+          "The scene's number of steps (its rollouts' default).")
+      .def_property_readonly(
+          "dt", [](const PyScene& s) { return s.scene->options.dt; }, "The time step [s].")
+      .def_property_readonly(
+          "n_muscles",
+          [](const PyScene& s) {
+            return s.scene->locomotion ? s.scene->locomotion->creature.n_muscles : 0;
+          },
+          "Muscles of a locomotion scene's creature (0 for other scenes).")
       .def_property_readonly(
           "masses",
           [](const PyScene& s) {
@@ -238,7 +246,9 @@ void bind_scene(py::module_& m) {
           "The baselines' MLP policy of a locomotion scene (softgrad compare, softgrad.gym): "
           "hidden sizes, the action rule's a_max and delta, the clock period, the observation "
           "scales, the direction of travel.")
-      .def_property_readonly("has_loss", [](const PyScene& s) { return bool(s.scene->loss); })
+      .def_property_readonly(
+          "has_loss", [](const PyScene& s) { return bool(s.scene->loss); },
+          "Whether the scene declares a \"loss\" (gradient() without loss= uses it).")
       .def_property_readonly(
           "rest_positions",
           [](const PyScene& s) {

@@ -12,8 +12,11 @@ states). Bad input raises ValueError with softgrad's message; a Newton step that
 converge raises softgrad.ConvergenceError (with .step and .residual). A gradient that is not
 exact (unconverged steps, adjoint solves short of their tolerance) warns with
 softgrad.GradientWarning; scene.gradient(..., report=True) also returns the adjoint's report.
-softgrad.torch holds the PyTorch layers. train, compare and sysid run what the command line's
-subcommands run: the same files, and the summary they write returned as a dict.
+softgrad.torch holds the PyTorch layers (batches of rollouts side by side with batch=B),
+softgrad.io reads and writes meshes through meshio, softgrad.gym holds Gymnasium environments.
+train, compare and sysid run what the command line's subcommands run: the same files, and the
+summary they write returned as a dict. Every function has a signature (inspect.signature, the
+stubs in _softgrad.pyi); the C++ core's log records go to logging.getLogger("softgrad").
 """
 
 import json as _json
@@ -27,7 +30,12 @@ if "OMP_WAIT_POLICY" not in _os.environ and "GOMP_SPINCOUNT" not in _os.environ:
     _os.environ["GOMP_SPINCOUNT"] = "3000"
 
 from . import _softgrad  # noqa: E402
-from ._softgrad import (  # noqa: F401
+from . import _typed  # noqa: E402
+
+# Signatures and type hints for the C++ functions (inspect.signature, help(), IDEs).
+_typed.attach(_softgrad)
+
+from ._softgrad import (  # noqa: E402, F401
     ConvergenceError,
     GradientWarning,
     Rollout,
@@ -39,6 +47,11 @@ from ._softgrad import (  # noqa: F401
     materials,
     scene_reference,
 )
+
+
+__all__ = ["ConvergenceError", "GradientWarning", "Rollout", "Run", "Scene", "Trajectory",
+           "__version__", "compare", "load", "load_plugin", "materials", "scene_reference",
+           "sysid", "train"]
 
 
 def load(scene, origin=None, allow_plugins=False):
