@@ -87,6 +87,15 @@ Mesh tetrahedralise(const SurfaceMesh& surface, const TetrahedraliseOptions& opt
 /// @throws InputError for an unknown extension, or what the reader throws.
 Mesh read_mesh(const std::string& path, const TetrahedraliseOptions& surface = {});
 
+/// A mesh from arrays (a scene's inline "vertices" and "elements", NumPy arrays from Python):
+/// `vertices` holds n * dim coordinates ([x0 y0 (z0) x1 ...]), `elements` (dim + 1) vertex
+/// indices per element, 0-based. Elements are oriented and checked as the file readers do theirs,
+/// so the mesh equals the same mesh read from a file.
+/// @throws InputError "<source>: ..." for counts that are not multiples of dim and dim + 1, an
+///         index out of range, a non-finite coordinate, a degenerate or repeated element.
+Mesh mesh_from_arrays(int dim, const std::vector<double>& vertices,
+                      const std::vector<int>& elements, const std::string& source);
+
 /// A per-vertex array written into a .vtu file. `values` holds n_verts * components numbers,
 /// vertex-major ([v0c0 v0c1 ... v1c0 ...], the layout of x). In 2D, a 2-component field is
 /// written as a 3-component vector with zero z so that ParaView treats it as a vector.

@@ -54,13 +54,69 @@ __all__ = ["ConvergenceError", "GradientWarning", "Rollout", "Run", "Scene", "Tr
            "sysid", "train"]
 
 
+def _json_value(value):
+    """A NumPy array or scalar in a scene dict as JSON: arrays flattened in C order (a mesh's
+    (n, dim) vertices and (m, dim + 1) elements are the flat lists the scene keys take)."""
+    import numpy
+
+    if isinstance(value, numpy.ndarray):
+        return value.ravel().tolist()
+    if isinstance(value, numpy.generic):
+        return value.item()
+    raise TypeError(f"softgrad.load: a {type(value).__name__} in the scene is not JSON data")
+
+
+def _inline_meshes(scene):
+    """The scene with each body's meshio.Mesh, or nested vertex and element lists, as the flat
+    "vertices" and "elements" keys."""
+    bodies = scene.get("bodies") if isinstance(scene, dict) else None
+    if not isinstance(bodies, list):
+        return scene
+    out = []
+    for body in bodies:
+        mesh = body.get("mesh") if isinstance(body, dict) else None
+        if mesh is not None and type(mesh).__name__ == "Mesh" and hasattr(mesh, "cells"):
+            from . import io
+
+            vertices, elements = io.from_meshio(mesh)
+            body = dict(body, mesh={"vertices": vertices, "elements": elements})
+        elif isinstance(mesh, dict):
+            mesh = dict(mesh)
+            for key in ("vertices", "elements"):
+                if isinstance(mesh.get(key), (list, tuple)) and mesh[key] and isinstance(
+                        mesh[key][0], (list, tuple)):
+                    mesh[key] = [v for row in mesh[key] for v in row]
+            vertices = mesh.get("vertices")
+            if vertices is not None:
+                import numpy
+
+                try:
+                    flat = numpy.asarray(vertices, dtype=float).ravel()
+                except (TypeError, ValueError):
+                    flat = numpy.zeros(0)  # not numbers: the scene reader names what it is
+                if not numpy.isfinite(flat).all():
+                    k = int(numpy.flatnonzero(~numpy.isfinite(flat))[0])
+                    raise ValueError(f"/bodies/{len(out)}/mesh/vertices: value {k} (vertex "
+                                     f"{k // scene.get('dim', 3)}) is {flat[k]!r}, not a finite "
+                                     f"number")
+            body = dict(body, mesh=mesh)
+        out.append(body)
+    return dict(scene, bodies=out)
+
+
 def load(scene, origin=None, allow_plugins=False):
     """A Scene from a file path, or from a dict (relative mesh paths against `origin`'s folder,
-    default the working directory). The plugins a scene names must be loaded first with
-    `load_plugin`, unless `allow_plugins` lets the scene load them (a plugin is code: allow it
-    only for scenes you trust)."""
+    default the working directory). In a dict, a body's mesh may be arrays:
+    {"vertices": V, "elements": T} with V (n, dim) and T (m, dim + 1) NumPy arrays (or a
+    meshio.Mesh), read as a mesh file's would be. The plugins a scene names must be loaded first
+    with `load_plugin`, unless `allow_plugins` lets the scene load them (a plugin is code: allow
+    it only for scenes you trust)."""
     if isinstance(scene, dict):
-        return Scene.from_json(_json.dumps(scene), origin or _os.path.join(_os.getcwd(), "<dict>"),
+        try:
+            text = _json.dumps(_inline_meshes(scene), default=_json_value, allow_nan=False)
+        except ValueError as e:
+            raise ValueError(f"softgrad.load: {e} (a scene's numbers are finite)") from None
+        return Scene.from_json(text, origin or _os.path.join(_os.getcwd(), "<dict>"),
                                allow_plugins)
     if isinstance(scene, (str, _os.PathLike)):
         return Scene(_os.fspath(scene), allow_plugins)

@@ -95,11 +95,30 @@ Mesh generate_mesh(const ObjectReader& m, int dim) {
   }
 }
 
+// A mesh given inline: "vertices" and "elements" (a Python user's arrays).
+Mesh inline_mesh(const ObjectReader& m, int dim) {
+  for (const char* key : {"resolution", "size", "origin", "quality", "max_volume"})
+    if (m.has(key))
+      m.fail(key, std::string("'") + key + "' does not go with an inline mesh ('vertices')");
+  if (!m.has("elements")) m.fail("vertices", "an inline mesh needs 'elements' too");
+  const Json& v = m.at("vertices");
+  if (!v.is_array()) m.fail("vertices", "expected a list of numbers, got " + describe_json(v));
+  const Eigen::VectorXd x = m.vector("vertices", static_cast<int>(v.size()), {});
+  const std::vector<int> elements = m.integers("elements");
+  // Its errors name the scene and the key ("scene.json: /bodies/0/mesh/vertices: ...").
+  return mesh_from_arrays(dim, std::vector<double>(x.data(), x.data() + x.size()), elements,
+                          m.source().name + ": " + m.path("vertices"));
+}
+
 Mesh read_body_mesh(const ObjectReader& m, int dim) {
-  if (m.has("file") == m.has("generator"))
+  const int given = int(m.has("file")) + int(m.has("generator")) + int(m.has("vertices"));
+  if (given != 1 || (m.has("elements") && !m.has("vertices")))
     m.fail_here(
-        "give exactly one of 'file' (a mesh file) or 'generator' (box, ball, rectangle or disk)");
-  Mesh mesh = m.has("file") ? read_mesh_file(m, dim) : generate_mesh(m, dim);
+        "give exactly one of 'file' (a mesh file), 'generator' (box, ball, rectangle or disk) "
+        "or 'vertices' with 'elements' (an inline mesh)");
+  Mesh mesh = m.has("file")        ? read_mesh_file(m, dim)
+              : m.has("generator") ? generate_mesh(m, dim)
+                                   : inline_mesh(m, dim);
   // Scale, then translate.
   const double scale = m.number("scale");
   const Eigen::VectorXd shift = m.vector("translate", dim, Eigen::VectorXd::Zero(dim));

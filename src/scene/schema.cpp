@@ -202,7 +202,13 @@ constexpr KeySpec kMeshKeys[] = {
      "",
      "",
      "mesh file (.msh, .node or .ele; or a closed surface .obj, .off, .stl, filled with "
-     "tetrahedra by TetGen), relative to the scene file; give file or generator"},
+     "tetrahedra by TetGen), relative to the scene file; give file, generator or vertices"},
+    {"vertices", Numbers, "m", kAnyNumber, "", "",
+     "an inline mesh's coordinates, dim numbers per vertex [x0, y0(, z0), x1, ...] (with "
+     "elements; Python: an (n, dim) array)"},
+    {"elements", Integers, "", kNonNegative, "", "",
+     "an inline mesh's elements, dim + 1 0-based vertex indices each (with vertices; Python: an "
+     "(m, dim + 1) array); oriented and checked as a file's are"},
     {"quality", Number, "", Range{1.1, kInf, true, false}, "", "1.5",
      "surface files: bound on each tetrahedron's circumradius / shortest edge (TetGen -q; "
      "below 1.1 its refinement may never end)"},
