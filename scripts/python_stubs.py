@@ -7,6 +7,7 @@ the stubs never drift from the runtime).
 """
 
 import argparse
+import inspect
 import os
 import sys
 
@@ -76,6 +77,10 @@ def stubs():
                 elif isinstance(item, staticmethod):
                     lines += _function(member, builtin(item.__func__), "    ", "staticmethod",
                                        _typed.parse)
+                elif inspect.isfunction(item) and not hasattr(item, "__softgrad_builtin__"):
+                    # A method the package adds in Python (softgrad.rigid's).
+                    params = ", ".join(inspect.signature(item).parameters)
+                    lines.append(f"    def {member}({params}) -> Any: ...")
                 elif callable(item):
                     lines += _function(member, builtin(item), "    ", True, _typed.parse)
             lines.append("")

@@ -14,6 +14,8 @@ void bind_scene(pybind11::module_& m);
 void bind_rollout(pybind11::module_& m);
 /// Scene.simulate_batch and Scene.gradient_batch: rollouts side by side (batch_bindings.cpp).
 void bind_batch(pybind11::module_& m);
+/// RigidBody, Scene.rigid_bodies and joints, Trajectory.sensor, Run.sensor (rigid_bindings.cpp).
+void bind_rigid(pybind11::module_& m);
 /// _EnvBatch: locomotion environments stepped together (env_bindings.cpp).
 void bind_env(pybind11::module_& m);
 /// _train, _compare and _sysid: the command line's subcommands (command_bindings.cpp).

@@ -51,6 +51,13 @@ struct PyRun {
   std::shared_ptr<const Trajectory> taken;  ///< the trajectory once taken from the run
 };
 
+/// One rigid body of a scene.
+struct PyRigidBody {
+  SceneRef owner;
+  int index = 0;
+  const RigidBody& body() const { return owner->model().rigid_bodies[index]; }
+};
+
 /// A class that module.cpp declared before any function is bound, so that every signature
 /// names its arguments' and results' Python types (softgrad.Rollout, not the C++ name).
 template <class... T>

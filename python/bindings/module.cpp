@@ -44,10 +44,20 @@ PYBIND11_MODULE(_softgrad, m) {
       m, "Rollout", "A rollout's data: initial state, steps, parameter values, controller.");
   py::class_<python::PyTrajectory>(m, "Trajectory", "A finished rollout: its states and inputs.");
   py::class_<python::PyRun>(m, "Run", "A rollout taken step by step.");
+  py::class_<python::PyRigidBody>(
+      m, "RigidBody",
+      "A rigid body of a scene. It is an affine body: its centre of mass p and the columns a1, "
+      "a2, a3 of a matrix A (kept a rotation by a stiff energy) are four vertices of the scene, "
+      "after every mesh vertex (`vertices`; their 'masses' are m, S1, S2, S3), and a body point "
+      "X is at p + A X. X is in the body frame: the principal axes of inertia about the centre "
+      "of mass. A point of the shape as the scene gives it is X = principal_axes^T (X_shape - "
+      "center_of_mass), so the shape's rotation in the world is A principal_axes^T (softgrad's "
+      "Trajectory.rigid_body gives it, with the velocities).");
   python::bind_log(m);
   python::bind_scene(m);
   python::bind_rollout(m);
   python::bind_batch(m);
+  python::bind_rigid(m);
   python::bind_env(m);
   python::bind_commands(m);
 

@@ -38,6 +38,7 @@ _typed.attach(_softgrad)
 from ._softgrad import (  # noqa: E402, F401
     ConvergenceError,
     GradientWarning,
+    RigidBody,
     Rollout,
     Run,
     Scene,
@@ -49,7 +50,15 @@ from ._softgrad import (  # noqa: E402, F401
 )
 
 
-__all__ = ["ConvergenceError", "GradientWarning", "Rollout", "Run", "Scene", "Trajectory",
+from . import rigid as _rigid  # noqa: E402
+
+Trajectory.rigid_body = _rigid.trajectory_rigid_body
+Trajectory.rigid_body.__qualname__ = "Trajectory.rigid_body"
+Trajectory.joint = _rigid.trajectory_joint
+Trajectory.joint.__qualname__ = "Trajectory.joint"
+
+__all__ = ["ConvergenceError", "GradientWarning", "RigidBody", "Rollout", "Run", "Scene",
+           "Trajectory",
            "__version__", "compare", "load", "load_plugin", "materials", "scene_reference",
            "sysid", "train"]
 

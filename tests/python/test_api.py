@@ -17,7 +17,8 @@ import pytest
 import softgrad
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-MODULES = ["softgrad", "softgrad.torch", "softgrad.gym", "softgrad.io", "softgrad.render"]
+MODULES = ["softgrad", "softgrad.torch", "softgrad.gym", "softgrad.io", "softgrad.render",
+           "softgrad.rigid"]
 
 
 def public_members(module):
