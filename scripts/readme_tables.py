@@ -129,6 +129,24 @@ def python_overhead():
     return rows
 
 
+def torch_batch():
+    b = load("torch_batch")
+    rows = [f"{b['cpu']}, {b['hardware_threads']} hardware threads; each of {b['rounds']} rounds "
+            f"keeps the fastest of {b['tries']} tries of each side; the ratio is the median of "
+            f"the rounds' ratios; rollouts of {b['runs'][0]['steps']} steps, forward and "
+            f"backward; batches equal the separate calls bit for bit: "
+            f"{'yes' if all(r['bitwise_equal_to_serial'] for r in b['runs']) else 'NO'}.",
+            "",
+            "| scene | threads | B | B calls (rollouts/s) | one call, batch=B (rollouts/s) | "
+            "ratio |",
+            "|---|---|---|---|---|---|"]
+    for r in b["runs"]:
+        rows.append(f"| {r['scene']} ({r['vertices']} vertices) | {r['threads']} | {r['batch']} | "
+                    f"{r['serial_rollouts_per_second']:,.1f} | "
+                    f"{r['batch_rollouts_per_second']:,.1f} | {r['ratio_to_serial']:.2f} |")
+    return rows
+
+
 def biped_bptt():
     b = load("biped_bptt")
     ppo, bptt = b["ppo"], b["bptt"]
@@ -778,7 +796,7 @@ TABLES = {"startup": startup, "sysid_cantilever": sysid_cantilever, "armadillo":
           "mesh_contact": mesh_contact, "rigid_robots": rigid_robots, "peer_pytorch": peer_pytorch, "thread_policy": thread_policy, "material_throughput": material_throughput,
           "hessian_projection": hessian_projection,
           "locomotion_speed": locomotion_speed, "batch_rollouts": batch_rollouts,
-          "python_overhead": python_overhead, "biped_bptt": biped_bptt,
+          "python_overhead": python_overhead, "biped_bptt": biped_bptt, "torch_batch": torch_batch,
           "locomotion_training": locomotion_training, "locomotion_dt": locomotion_dt}
 
 
