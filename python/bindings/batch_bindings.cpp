@@ -35,10 +35,14 @@ std::vector<PyTrajectory> simulate_batch(const SceneRef& s, const std::vector<Py
     }
   }
   std::vector<Trajectory> done;
-  {
+  const CtrlC ctrl_c;  // Ctrl-C stops every rollout's step under way
+  try {
     py::gil_scoped_release free;
     const std::lock_guard<std::mutex> lock(s->batch_mutex);
     done = batch_runner(*s, threads).simulate(runs);
+  } catch (const ConvergenceError&) {
+    ctrl_c.raise_if_raised();
+    throw;
   }
   std::vector<PyTrajectory> out;
   out.reserve(done.size());
@@ -80,11 +84,18 @@ py::list gradient_batch(const SceneRef& s, const std::vector<PyTrajectory>& traj
     set[k] = &sets[k];
   }
   std::vector<GradientResult> results;
-  {
+  const CtrlC ctrl_c;
+  AdjointOptions options;
+  options.stop = [&ctrl_c] { return ctrl_c.raised(); };
+  try {
     py::gil_scoped_release free;
     const std::lock_guard<std::mutex> lock(s->batch_mutex);
-    results = batch_runner(*s, threads).gradient(traj, loss, set);
+    results = batch_runner(*s, threads).gradient(traj, loss, set, options);
+  } catch (const ConvergenceError&) {
+    ctrl_c.raise_if_raised();
+    throw;
   }
+  ctrl_c.raise_if_raised();
   py::list out;
   for (size_t k = 0; k < n; ++k) {
     const GradientResult& r = results[k];

@@ -4,7 +4,9 @@
 
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
+#include <signal.h>
 
+#include <csignal>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -84,6 +86,27 @@ std::shared_ptr<const Loss> resolve_loss(const PyTrajectory& t, const pybind11::
                                          double* value, int states = -1);
 /// The adjoint's report as a dict.
 pybind11::dict report_dict(const AdjointReport& r);
+/// The flag every Newton solve of a Python scene polls (NewtonOptions::interrupt).
+const volatile std::sig_atomic_t* interrupt_flag();
+
+/// Ctrl-C within a step (ctrl_c.cpp): while it lives, on the main thread, SIGINT raises
+/// interrupt_flag() (the step under way stops within a Newton iteration) and Python's
+/// KeyboardInterrupt. Construct it with the GIL, on the thread that waits for the work.
+class CtrlC {
+ public:
+  CtrlC();
+  ~CtrlC();
+  CtrlC(const CtrlC&) = delete;
+  CtrlC& operator=(const CtrlC&) = delete;
+  bool raised() const;
+  /// Throws Python's KeyboardInterrupt (error_already_set) when SIGINT came.
+  void raise_if_raised() const;
+
+ private:
+  struct sigaction previous_ {};
+  bool installed_ = false;
+};
+
 /// Hands the C++ log records queued so far to logging.getLogger("softgrad") (with the GIL).
 void flush_log();
 /// Each of the report's warnings as a softgrad.GradientWarning.

@@ -27,6 +27,8 @@ ScenePlugins scene_plugins(bool allow) {
 }
 
 SceneRef make_scene(Scene scene) {
+  // Ctrl-C stops a step of this scene within a Newton iteration (CtrlC, ctrl_c.cpp).
+  scene.options.newton.interrupt = interrupt_flag();
   auto p = std::make_shared<PyScene>();
   p->scene = std::make_shared<const Scene>(std::move(scene));
   p->sim = std::make_shared<Simulator>(p->scene->model, p->scene->options);
@@ -147,7 +149,17 @@ py::tuple gradient_of(const PyTrajectory& t, const std::vector<std::string>& par
   double value = NAN;
   const std::shared_ptr<const Loss> l = resolve_loss(t, loss, &value);
   const ParameterSet ps = parameter_set(*t.owner, t.trajectory->rollout(), params);
-  const GradientResult r = softgrad::gradient(*t.owner->sim, *t.trajectory, *l, ps);
+  const CtrlC ctrl_c;  // Ctrl-C ends the sweep (or a recomputed step) and raises
+  AdjointOptions options;
+  options.stop = [&ctrl_c] { return ctrl_c.raised(); };
+  GradientResult r;
+  try {
+    r = softgrad::gradient(*t.owner->sim, *t.trajectory, *l, ps, options);
+  } catch (const ConvergenceError&) {
+    ctrl_c.raise_if_raised();
+    throw;
+  }
+  ctrl_c.raise_if_raised();
   warn_if_untrustworthy(r.report);
   py::array_t<double> g = to_array(r.gradient, {static_cast<py::ssize_t>(r.gradient.size())});
   const double v = std::isnan(value) ? r.loss : value;
@@ -281,17 +293,22 @@ void bind_scene(py::module_& m) {
       .def(
           "simulate",
           [](const SceneRef& s, const PyRollout& r) {
+            const CtrlC ctrl_c;  // Ctrl-C stops the step under way within a Newton iteration
             RolloutRun run(*s->sim, own_rollout(s, r));
             while (!run.done()) {
-              run.step();
-              // Ctrl-C raises KeyboardInterrupt after the step under way, not after the last.
+              try {
+                run.step();
+              } catch (const ConvergenceError&) {
+                ctrl_c.raise_if_raised();
+                throw;
+              }
               if (PyErr_CheckSignals() != 0) throw py::error_already_set();
             }
             return PyTrajectory{s, std::make_shared<const Trajectory>(std::move(run).take())};
           },
           py::arg("rollout"),
-          "Runs the rollout; raises ConvergenceError if a step fails, KeyboardInterrupt after "
-          "the step under way on Ctrl-C.")
+          "Runs the rollout; raises ConvergenceError if a step fails, KeyboardInterrupt on "
+          "Ctrl-C (within the step under way: a Newton iteration).")
       .def(
           "start",
           [](const SceneRef& s, const PyRollout& r) {
@@ -390,7 +407,14 @@ void bind_scene(py::module_& m) {
               l = resolve_loss(none, loss, &value,
                                r.rollout.static_solve ? 2 : r.rollout.steps + 1);
             }
-            const GradientResult g = tangent_gradient(*s->sim, r.rollout, *l, ps);
+            const CtrlC ctrl_c;
+            GradientResult g;
+            try {
+              g = tangent_gradient(*s->sim, r.rollout, *l, ps);
+            } catch (const ConvergenceError&) {
+              ctrl_c.raise_if_raised();
+              throw;
+            }
             return py::make_tuple(
                 std::isnan(value) ? g.loss : value,
                 to_array(g.gradient, {static_cast<py::ssize_t>(g.gradient.size())}));

@@ -131,8 +131,9 @@ def attach(module, public_module="softgrad"):
     for name, value in list(vars(module).items()):
         if name.startswith("_flush"):
             continue
-        if isinstance(value, type) and hasattr(value, "__dict__") and not issubclass(
-                value, BaseException):
+        if isinstance(value, type) and issubclass(value, BaseException):
+            value.__module__ = public_module  # softgrad.ConvergenceError in tracebacks
+        elif isinstance(value, type) and hasattr(value, "__dict__"):
             _attach_class(value, namespace, public_module, flush_log)
         elif callable(value) and type(value).__name__ == "builtin_function_or_method":
             sig = signature(value.__doc__, namespace)
