@@ -9,9 +9,10 @@ cd "$(dirname "$0")/.."
 
 # doctest-dev: the C++ test framework; libgmp-dev: exact rationals for the contact tests'
 # intersection checks; PyTorch, SciPy and pytest for the Python layer's tests; VTK to check that
-# the frames open in it as they do in ParaView (tests/python/test_vtu_frames.py).
+# the frames open in it as they do in ParaView (tests/python/test_vtu_frames.py); tqdm for the
+# progress bars of the Python layer (tests/python/test_api.py).
 packages=(cmake g++ make doctest-dev libgmp-dev python3-pytest python3-torch python3-scipy
-          python3-vtk9)
+          python3-vtk9 python3-tqdm)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -144,14 +144,49 @@ void warn_if_untrustworthy(const AdjointReport& r) {
 
 namespace {
 
+/// Reports steps done to what `progress` is: None, a function of (done, total), or a tqdm bar
+/// (anything with update() and total: its total is set if unset, then update(1) per step).
+class Progress {
+ public:
+  Progress(const py::object& progress, int total) : progress_(progress), total_(total) {
+    if (progress_.is_none()) return;
+    bar_ = py::hasattr(progress_, "update") && py::hasattr(progress_, "total");
+    if (!bar_ && !PyCallable_Check(progress_.ptr()))
+      throw InputError("progress must be None, a function of (done, total) or a tqdm bar, not " +
+                       std::string(py::str(py::type::of(progress_).attr("__name__"))));
+    if (bar_ && progress_.attr("total").is_none()) progress_.attr("total") = total_;
+  }
+  /// One more step done; a Python error raised by the callback propagates.
+  void step() {
+    ++done_;
+    if (progress_.is_none()) return;
+    if (bar_) {
+      progress_.attr("update")(1);
+    } else {
+      progress_(done_, total_);
+    }
+  }
+
+ private:
+  py::object progress_;
+  int total_ = 0, done_ = 0;
+  bool bar_ = false;
+};
+
 py::tuple gradient_of(const PyTrajectory& t, const std::vector<std::string>& params,
-                      const py::object& loss, bool with_report) {
+                      const py::object& loss, bool with_report, const py::object& progress) {
   double value = NAN;
   const std::shared_ptr<const Loss> l = resolve_loss(t, loss, &value);
   const ParameterSet ps = parameter_set(*t.owner, t.trajectory->rollout(), params);
   const CtrlC ctrl_c;  // Ctrl-C ends the sweep (or a recomputed step) and raises
   AdjointOptions options;
-  options.stop = [&ctrl_c] { return ctrl_c.raised(); };
+  Progress steps(progress, t.trajectory->steps());
+  bool first = true;
+  options.stop = [&] {  // called before each step of the backward sweep
+    if (!first) steps.step();
+    first = false;
+    return ctrl_c.raised();
+  };
   GradientResult r;
   try {
     r = softgrad::gradient(*t.owner->sim, *t.trajectory, *l, ps, options);
@@ -160,6 +195,7 @@ py::tuple gradient_of(const PyTrajectory& t, const std::vector<std::string>& par
     throw;
   }
   ctrl_c.raise_if_raised();
+  if (!first) steps.step();  // the last step of the sweep
   warn_if_untrustworthy(r.report);
   py::array_t<double> g = to_array(r.gradient, {static_cast<py::ssize_t>(r.gradient.size())});
   const double v = std::isnan(value) ? r.loss : value;
@@ -292,9 +328,10 @@ void bind_scene(py::module_& m) {
           "shortened or lengthened to `steps`.")
       .def(
           "simulate",
-          [](const SceneRef& s, const PyRollout& r) {
+          [](const SceneRef& s, const PyRollout& r, const py::object& progress) {
             const CtrlC ctrl_c;  // Ctrl-C stops the step under way within a Newton iteration
             RolloutRun run(*s->sim, own_rollout(s, r));
+            Progress steps(progress, r.rollout.static_solve ? 1 : r.rollout.steps);
             while (!run.done()) {
               try {
                 run.step();
@@ -303,12 +340,15 @@ void bind_scene(py::module_& m) {
                 throw;
               }
               if (PyErr_CheckSignals() != 0) throw py::error_already_set();
+              steps.step();
             }
             return PyTrajectory{s, std::make_shared<const Trajectory>(std::move(run).take())};
           },
-          py::arg("rollout"),
+          py::arg("rollout"), py::arg("progress") = py::none(),
           "Runs the rollout; raises ConvergenceError if a step fails, KeyboardInterrupt on "
-          "Ctrl-C (within the step under way: a Newton iteration).")
+          "Ctrl-C (within the step under way: a Newton iteration). `progress`: a function "
+          "called with (steps done, steps) after each step, or a tqdm bar (update(1) per "
+          "step).")
       .def(
           "start",
           [](const SceneRef& s, const PyRollout& r) {
@@ -318,20 +358,21 @@ void bind_scene(py::module_& m) {
       .def(
           "gradient",
           [](const SceneRef& s, const PyTrajectory& t, const std::vector<std::string>& params,
-             const py::object& loss, bool report) {
+             const py::object& loss, bool report, const py::object& progress) {
             if (t.owner != s)
               throw InputError("gradient: this trajectory was simulated by another Scene ('" +
                                t.owner->scene->name + "'), not by this one ('" + s->scene->name +
                                "')");
-            return gradient_of(t, params, loss, report);
+            return gradient_of(t, params, loss, report, progress);
           },
           py::arg("trajectory"), py::arg("params"), py::arg("loss") = py::none(),
-          py::arg("report") = false,
+          py::arg("report") = false, py::arg("progress") = py::none(),
           "(loss value, dL/dtheta) by the adjoint, theta the named parameters in order; with "
           "report=True also the adjoint's report (a dict: linear_iterations, "
           "worst_relative_residual, unsolved_steps, trustworthy, ...). A gradient that is not "
           "exact (unconverged forward steps, adjoint solves short of their tolerance, "
-          "indefinite Hessians) warns with softgrad.GradientWarning.")
+          "indefinite Hessians) warns with softgrad.GradientWarning. `progress` as for "
+          "simulate(), per step of the backward sweep.")
       .def(
           "marker_residuals",
           [](const SceneRef& s, const PyRollout& r, const std::string& recording,

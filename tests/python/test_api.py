@@ -88,7 +88,7 @@ def test_signatures_name_python_types_and_keep_defaults():
     assert sig.parameters["steps"].default is None
     assert sig.return_annotation is softgrad.Rollout
     sig = inspect.signature(softgrad.Scene.gradient)
-    assert list(sig.parameters) == ["self", "trajectory", "params", "loss", "report"]
+    assert list(sig.parameters) == ["self", "trajectory", "params", "loss", "report", "progress"]
     assert sig.parameters["report"].default is False
     assert "softgrad::" not in (softgrad.Scene.simulate.__doc__ or "") + str(sig)
     assert softgrad.Scene.__module__ == "softgrad"
@@ -140,3 +140,31 @@ def test_cpp_log_records_reach_python_logging(caplog):
         with pytest.raises(softgrad.ConvergenceError, match="rollout 0"):
             s.simulate_batch([s.rollout(), s.rollout()], threads=2)
     assert any("Newton did not converge" in r.getMessage() for r in caplog.records)
+
+
+def test_progress_reaches_a_function_and_a_tqdm_bar():
+    import io
+
+    import tqdm
+
+    from scenes import beam_2d
+
+    s = softgrad.load(beam_2d(steps=5))
+    calls = []
+    t = s.simulate(s.rollout(), progress=lambda done, total: calls.append((done, total)))
+    assert calls == [(k, 5) for k in range(1, 6)]
+    with tqdm.tqdm(file=io.StringIO()) as bar:
+        s.gradient(t, ["youngs"], progress=bar)
+        assert bar.total == 5 and bar.n == 5
+    calls.clear()
+    s.gradient(t, ["youngs"], progress=lambda done, total: calls.append((done, total)))
+    assert calls == [(k, 5) for k in range(1, 6)]
+
+    def stop(done, total):
+        if done == 2:
+            raise RuntimeError("stop here")
+
+    with pytest.raises(RuntimeError, match="stop here"):  # a callback's error propagates
+        s.simulate(s.rollout(), progress=stop)
+    with pytest.raises(ValueError, match="progress must be None, a function"):
+        s.simulate(s.rollout(), progress=3)
