@@ -27,7 +27,10 @@ Mesh combined_mesh(const Model& model);
 /// in body order) and element_fields(): J, strain_energy_density and cauchy_stress. A model
 /// with rigid bodies also writes their surfaces at each step, as a second part of the same
 /// time (`<name>_rigid_<step>.vtu`; `<name>_<step>.vtu` when it has no deformable body) with the
-/// cell field `rigid_body` (index in Model::rigid_bodies).
+/// point field `velocity` and the cell fields `rigid_body` (index in Model::rigid_bodies) and,
+/// per triangle its body's, `center_of_mass`, `orientation` (the quaternion w, x, y, z),
+/// `body_velocity` and `angular_velocity` (rigid_body_pose), and appends each body's pose and
+/// velocities at each frame to `<name>_rigid_bodies.csv`.
 class FrameWriter {
  public:
   /// Creates `directory` (with its parents) and an empty collection.
@@ -57,6 +60,9 @@ class FrameWriter {
   std::string frame_file(int step) const;
 
  private:
+  /// Each rigid body's pose and velocities at state s, as rows of <name>_rigid_bodies.csv.
+  void append_rigid_bodies_csv(const State& s, int step, double time);
+
   const Model& model_;
   std::filesystem::path directory_;
   std::string name_;

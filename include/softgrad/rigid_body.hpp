@@ -105,6 +105,19 @@ void set_rigid_velocity(const Model& model, int b, const Eigen::Vector3d& veloci
                         const Eigen::Vector3d& angular_velocity, const Eigen::VectorXd& x,
                         Eigen::VectorXd& v);
 
+/// A rigid body's pose and velocities at one state, as the program reports them (frames, CSV,
+/// summary.json) and softgrad.rigid computes them in Python.
+struct RigidBodyPose {
+  Eigen::Vector3d position;          ///< p, the centre of mass [m]
+  Eigen::Matrix3d rotation;          ///< the shape's orientation: polar(A) shape_axes^T
+  Eigen::Vector4d quaternion;        ///< rotation as (w, x, y, z), w >= 0
+  Eigen::Vector3d velocity;          ///< p' [m/s]
+  Eigen::Vector3d angular_velocity;  ///< omega [rad/s], the skew part of A' A^T
+};
+/// Body b's pose at positions x and velocities v (polar(A): the rotation nearest A).
+RigidBodyPose rigid_body_pose(const RigidBody& b, const Eigen::VectorXd& x,
+                              const Eigen::VectorXd& v);
+
 /// The index in Model::rigid_bodies of the body called `name`, or -1.
 int find_rigid_body(const Model& model, const std::string& name);
 

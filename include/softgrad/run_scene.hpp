@@ -69,6 +69,8 @@ struct RunResult {
   std::filesystem::path pvd_path;  ///< empty when no frames are written
   std::filesystem::path summary_path;
   int frames_written = 0;
+  /// Each rigid body at the last completed state (summary.json's "rigid_bodies").
+  std::vector<RigidBodyPose> final_rigid_bodies;
 
   int steps_completed() const { return static_cast<int>(steps.size()); }
   /// Mean Newton iterations per completed step (0 if none).

@@ -5,6 +5,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <fstream>
 #include <system_error>
 #include <utility>
 
@@ -35,9 +36,11 @@ std::vector<CellField> element_ids(const Model& model) {
   return {std::move(body), std::move(material)};
 }
 
-// The rigid bodies' surfaces at positions x, as one triangle surface; per triangle its body.
-void rigid_surfaces(const Model& model, const Eigen::VectorXd& x, Eigen::MatrixXd& V,
-                    Eigen::MatrixXi& F, Eigen::VectorXd& body) {
+// The rigid bodies' surfaces at state s, as one triangle surface: per point its velocity, per
+// triangle its body and the body's pose and velocities.
+void rigid_surfaces(const Model& model, const State& s, Eigen::MatrixXd& V, Eigen::MatrixXi& F,
+                    std::vector<PointField>& points, std::vector<CellField>& cells) {
+  const Eigen::VectorXd& x = s.x;
   int n_v = 0, n_f = 0;
   for (const RigidBody& b : model.rigid_bodies) {
     n_v += static_cast<int>(b.surface.rows());
@@ -45,16 +48,31 @@ void rigid_surfaces(const Model& model, const Eigen::VectorXd& x, Eigen::MatrixX
   }
   V.resize(n_v, 3);
   F.resize(n_f, 3);
-  body.resize(n_f);
+  points = {{"velocity", 3, Eigen::VectorXd(3 * n_v)}};
+  cells = {{"rigid_body", 1, Eigen::VectorXd(n_f)},
+           {"center_of_mass", 3, Eigen::VectorXd(3 * n_f)},
+           {"orientation", 4, Eigen::VectorXd(4 * n_f)},
+           {"body_velocity", 3, Eigen::VectorXd(3 * n_f)},
+           {"angular_velocity", 3, Eigen::VectorXd(3 * n_f)}};
   int v0 = 0, f0 = 0;
   for (size_t k = 0; k < model.rigid_bodies.size(); ++k) {
     const RigidBody& b = model.rigid_bodies[k];
     const Eigen::Vector3d p = b.position(x);
-    const Eigen::Matrix3d A = b.matrix(x);
-    for (int v = 0; v < b.surface.rows(); ++v)
+    const Eigen::Matrix3d A = b.matrix(x), A_dot = b.matrix(s.v);
+    const RigidBodyPose pose = rigid_body_pose(b, x, s.v);
+    for (int v = 0; v < b.surface.rows(); ++v) {
       V.row(v0 + v) = (p + A * b.surface.row(v).transpose()).transpose();
+      points[0].values.segment<3>(3 * (v0 + v)) =
+          pose.velocity + A_dot * b.surface.row(v).transpose();
+    }
     F.middleRows(f0, b.triangles.rows()) = b.triangles.array() + v0;
-    body.segment(f0, b.triangles.rows()).setConstant(static_cast<double>(k));
+    for (int f = f0; f < f0 + b.triangles.rows(); ++f) {
+      cells[0].values[f] = static_cast<double>(k);
+      cells[1].values.segment<3>(3 * f) = pose.position;
+      cells[2].values.segment<4>(4 * f) = pose.quaternion;
+      cells[3].values.segment<3>(3 * f) = pose.velocity;
+      cells[4].values.segment<3>(3 * f) = pose.angular_velocity;
+    }
     v0 += static_cast<int>(b.surface.rows());
     f0 += static_cast<int>(b.triangles.rows());
   }
@@ -118,6 +136,34 @@ FrameWriter::FrameWriter(const Model& model, std::filesystem::path directory, st
   pvd_.emplace((directory_ / (name_ + ".pvd")).string());
 }
 
+void FrameWriter::append_rigid_bodies_csv(const State& s, int step, double time) {
+  const std::filesystem::path path = directory_ / (name_ + "_rigid_bodies.csv");
+  // The first frame starts the file; each frame's rows are on disk before the next step.
+  std::ofstream out(path, frames_ == 0 ? std::ios::trunc : std::ios::app);
+  if (frames_ == 0) out << "step,time,body,x,y,z,qw,qx,qy,qz,vx,vy,vz,wx,wy,wz\n";
+  out.precision(17);
+  for (const RigidBody& b : model_.rigid_bodies) {
+    const RigidBodyPose pose = rigid_body_pose(b, s.x, s.v);
+    const auto put = [&out](const auto& values) {
+      for (Eigen::Index i = 0; i < values.size(); ++i) out << ',' << values[i];
+    };
+    std::string name = b.name;  // quoted where it holds a comma or a quote (RFC 4180)
+    if (name.find_first_of(",\"\n") != std::string::npos) {
+      std::string quoted = "\"";
+      for (char c : name) quoted += c == '"' ? std::string("\"\"") : std::string(1, c);
+      name = quoted + "\"";
+    }
+    out << step << ',' << time << ',' << name;
+    put(pose.position);
+    put(pose.quaternion);
+    put(pose.velocity);
+    put(pose.angular_velocity);
+    out << '\n';
+  }
+  out.flush();
+  if (!out) throw InputError("cannot write " + path.string());
+}
+
 std::string FrameWriter::frame_file(int step) const {
   char digits[16];
   std::snprintf(digits, sizeof digits, "%06d", step);
@@ -145,10 +191,12 @@ void FrameWriter::write(const State& s, int step, const Eigen::VectorXd* reactio
         (part > 0 ? name_ + "_rigid" : name_) + frame_file(step).substr(name_.size());
     Eigen::MatrixXd V;
     Eigen::MatrixXi F;
-    Eigen::VectorXd body;
-    rigid_surfaces(model_, s.x, V, F, body);
-    write_surface_vtu((directory_ / file).string(), V, F, {}, {{"rigid_body", 1, body}}, encoding_);
+    std::vector<PointField> points;
+    std::vector<CellField> cells;
+    rigid_surfaces(model_, s, V, F, points, cells);
+    write_surface_vtu((directory_ / file).string(), V, F, points, cells, encoding_);
     pvd_->add_frame(time, file, part);
+    append_rigid_bodies_csv(s, step, time);
   }
   ++frames_;
   last_step_ = step;

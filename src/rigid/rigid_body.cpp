@@ -2,7 +2,9 @@
 #include "softgrad/rigid_body.hpp"
 
 #include <Eigen/Eigenvalues>
+#include <Eigen/Geometry>
 #include <Eigen/LU>
+#include <Eigen/SVD>
 #include <cmath>
 #include <sstream>
 
@@ -58,6 +60,24 @@ Eigen::Vector3d RigidBody::angular_velocity(const Eigen::VectorXd& x,
                                             const Eigen::VectorXd& v) const {
   const Eigen::Matrix3d W = matrix(v) * matrix(x).transpose();
   return 0.5 * Eigen::Vector3d(W(2, 1) - W(1, 2), W(0, 2) - W(2, 0), W(1, 0) - W(0, 1));
+}
+
+RigidBodyPose rigid_body_pose(const RigidBody& b, const Eigen::VectorXd& x,
+                              const Eigen::VectorXd& v) {
+  RigidBodyPose pose;
+  pose.position = b.position(x);
+  pose.velocity = b.position(v);
+  pose.angular_velocity = b.angular_velocity(x, v);
+  const Eigen::JacobiSVD<Eigen::Matrix3d> svd(b.matrix(x),
+                                              Eigen::ComputeFullU | Eigen::ComputeFullV);
+  Eigen::Matrix3d U = svd.matrixU();
+  if ((U * svd.matrixV().transpose()).determinant() < 0) U.col(2) *= -1;
+  pose.rotation = U * svd.matrixV().transpose() * b.shape_axes.transpose();
+  Eigen::Quaterniond q(pose.rotation);
+  q.normalize();
+  if (q.w() < 0) q.coeffs() *= -1;
+  pose.quaternion = Eigen::Vector4d(q.w(), q.x(), q.y(), q.z());
+  return pose;
 }
 
 void set_rigid_velocity(const Model& model, int b, const Eigen::Vector3d& velocity,

@@ -71,6 +71,9 @@ void step_loop(Simulator& sim, const Scene& scene, const RunOptions& options, Ro
 
 // After the loop: the last completed state as a frame if it is not written yet, then the summary.
 void finish(const Scene& scene, const State& s, FrameWriter* frames, RunResult& result) {
+  result.final_rigid_bodies.clear();
+  for (const RigidBody& b : scene.model->rigid_bodies)
+    result.final_rigid_bodies.push_back(rigid_body_pose(b, s.x, s.v));
   if (frames && frames->last_step() != result.steps_completed())
     frames->write(s, result.steps_completed());
   if (frames) {

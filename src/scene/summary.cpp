@@ -95,6 +95,22 @@ json run_summary(const Scene& scene, const RunResult& r) {
                  {"pvd", path_or_null(r.pvd_path)},
                  {"frames", r.frames_written},
                  {"every", scene.output.every}};
+  if (!r.final_rigid_bodies.empty()) {
+    // The last completed state of each rigid body (rigid_body_pose), in the model's order.
+    json bodies = json::array();
+    const auto list = [](const auto& v) {
+      return std::vector<double>(v.data(), v.data() + v.size());
+    };
+    for (size_t k = 0; k < r.final_rigid_bodies.size(); ++k) {
+      const RigidBodyPose& p = r.final_rigid_bodies[k];
+      bodies.push_back({{"name", scene.model->rigid_bodies[k].name},
+                        {"position", list(p.position)},
+                        {"quaternion", list(p.quaternion)},
+                        {"velocity", list(p.velocity)},
+                        {"angular_velocity", list(p.angular_velocity)}});
+    }
+    j["rigid_bodies"] = bodies;
+  }
   return j;
 }
 

@@ -68,3 +68,38 @@ def test_binary_frames_are_smaller(tmp_path):
                         "--vtu-format", encoding], check=True)
         sizes[encoding] = os.path.getsize(out / "cantilever_000001.vtu")
     assert sizes["zlib"] < sizes["raw"] < sizes["ascii"]
+
+
+def test_rigid_bodies_poses_in_the_frames_the_csv_and_the_summary(tmp_path):
+    import csv
+    import json
+
+    path = os.path.join(ROOT, "scenes", "pendulum_chain.json")
+    subprocess.run([EXE, "run", path, "--steps", "8", "--out", str(tmp_path), "--quiet"],
+                   check=True)
+    scene = softgrad.load(path)
+    t = scene.simulate(scene.rollout(steps=8))
+    with open(tmp_path / "pendulum_chain_rigid_bodies.csv") as f:
+        rows = list(csv.DictReader(f))
+    assert [r["step"] for r in rows] == [str(s) for s in (0, 0, 0, 4, 4, 4, 8, 8, 8)]
+    for r in rows:
+        m = t.rigid_body(r["body"])
+        k = int(r["step"])
+        for key, value in [("x y z", m.position), ("qw qx qy qz", m.quaternion),
+                           ("vx vy vz", m.velocity), ("wx wy wz", m.angular_velocity)]:
+            got = [float(r[c]) for c in key.split()]
+            assert np.allclose(got, value[k], rtol=0, atol=1e-9), (r["body"], k, key)
+    summary = json.loads((tmp_path / "summary.json").read_text())
+    assert [b["name"] for b in summary["rigid_bodies"]] == ["link1", "link2", "link3"]
+    assert np.allclose(summary["rigid_bodies"][2]["angular_velocity"],
+                       t.rigid_body("link3").angular_velocity[-1], rtol=0, atol=1e-9)
+    # The frame's rigid part: per triangle its body's pose, per point its velocity.
+    grid = read(tmp_path / "pendulum_chain_000008.vtu")
+    point, cell = arrays(grid)
+    assert point["velocity"].shape == (grid.GetNumberOfPoints(), 3)
+    assert cell["orientation"].shape == (grid.GetNumberOfCells(), 4)
+    first = cell["rigid_body"] == 0
+    assert np.allclose(cell["center_of_mass"][first], t.rigid_body(0).position[-1], atol=1e-9)
+    assert np.allclose(cell["angular_velocity"][first], t.rigid_body(0).angular_velocity[-1],
+                       atol=1e-9)
+    assert np.abs(point["velocity"]).max() > 0.01  # it swings
