@@ -136,8 +136,8 @@ TEST_CASE("scenes/bodies: generator errors name the key") {
         "inline.json: /bodies/0/mesh/generator: 'rectangle' makes a 2D mesh but the scene has "
         "\"dim\": 3; use 'box' or 'ball'");
   CHECK(with_mesh(R"({"resolution": [1, 1, 1]})") ==
-        "inline.json: /bodies/0/mesh: give exactly one of 'file' (a mesh file) or 'generator' "
-        "(box, ball, rectangle or disk)");
+        "inline.json: /bodies/0/mesh: give exactly one of 'file' (a mesh file), 'generator' "
+        "(box, ball, rectangle or disk) or 'vertices' with 'elements' (an inline mesh)");
   CHECK(with_mesh(R"({"generator": "cube"})") ==
         "inline.json: /bodies/0/mesh/generator: unknown value 'cube'; valid values: box, "
         "ball, rectangle, disk");
@@ -326,4 +326,26 @@ TEST_CASE("scenes/bodies: a body over another's space is a warning naming both")
   CHECK(nested.warnings[0].rfind("inline.json: /bodies/1/mesh: the body overlaps body 'small': ",
                                  0) == 0);
   CHECK(nested.warnings[0].find("of that body's") != std::string::npos);
+}
+
+TEST_CASE("scenes/bodies: an inline mesh is oriented and checked as a file's") {
+  const auto with_mesh = [](const std::string& mesh) {
+    return test::scene_json("",
+                            "{\"mesh\": " + mesh + ", \"material\": {\"model\": \"neo_hookean\"}}");
+  };
+  // One tetrahedron given with negative orientation: it is flipped, as a file reader does.
+  const Scene scene = test::parse(
+      with_mesh(R"({"vertices": [0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 1], "elements": [0, 2, 1, 3],
+                    "scale": 2})"));
+  REQUIRE(scene.model->n_verts == 4);
+  CHECK(scene.model->X[3] == 2.0);  // scaled
+  const std::vector<int>& e = scene.model->bodies[0].elems;
+  CHECK(e == std::vector<int>{2, 0, 1, 3});  // its first two vertices swapped
+  CHECK(error_of(with_mesh(R"({"vertices": [0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 1],
+                               "elements": [0, 1, 2, 7]})")) ==
+        "inline.json: /bodies/0/mesh/vertices: element 0 names vertex 7, outside 0..3");
+  CHECK(error_of(with_mesh(R"({"vertices": [0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0], "elements": [0]})"))
+            .find("holds 11 numbers, not a positive multiple of dim = 3") != std::string::npos);
+  CHECK(error_of(with_mesh(R"({"vertices": [0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 1]})")) ==
+        "inline.json: /bodies/0/mesh/vertices: an inline mesh needs 'elements' too");
 }
