@@ -91,8 +91,9 @@ Mesh read_mesh(const std::string& path, const TetrahedraliseOptions& surface = {
 /// `vertices` holds n * dim coordinates ([x0 y0 (z0) x1 ...]), `elements` (dim + 1) vertex
 /// indices per element, 0-based. Elements are oriented and checked as the file readers do theirs,
 /// so the mesh equals the same mesh read from a file.
-/// @throws InputError "<source>: ..." for counts that are not multiples of dim and dim + 1, an
-///         index out of range, a non-finite coordinate, a degenerate or repeated element.
+/// @throws InputError "<source>/vertices: ..." or "<source>/elements: ..." for counts that are
+///         not multiples of dim and dim + 1, an index out of range, a non-finite coordinate, a
+///         degenerate or repeated element.
 Mesh mesh_from_arrays(int dim, const std::vector<double>& vertices,
                       const std::vector<int>& elements, const std::string& source);
 

@@ -14,9 +14,11 @@ enum class LogLevel { Error = 0, Warn = 1, Info = 2, Debug = 3 };
 /// Receives every message at or below the current verbosity.
 using LogSink = std::function<void(LogLevel, const std::string&)>;
 
-/// Replaces the sink (pass nullptr to restore stderr). A message logged meanwhile goes to the
-/// old sink or the new one.
+/// Replaces the sink (pass nullptr to restore stderr). The sink runs under the library's log
+/// mutex (messages from worker threads do not interleave); it must not log itself.
 void set_log_sink(LogSink sink);
+/// The current sink (empty: stderr), to restore after a temporary one.
+LogSink log_sink();
 /// Messages above this level are dropped. Default: Warn.
 void set_log_level(LogLevel level);
 LogLevel log_level();

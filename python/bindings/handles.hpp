@@ -86,12 +86,15 @@ std::shared_ptr<const Loss> resolve_loss(const PyTrajectory& t, const pybind11::
                                          double* value, int states = -1);
 /// The adjoint's report as a dict.
 pybind11::dict report_dict(const AdjointReport& r);
+/// Finds what CtrlC needs of Python (the main thread, signal's handlers); at import.
+void init_ctrl_c();
 /// The flag every Newton solve of a Python scene polls (NewtonOptions::interrupt).
 const volatile std::sig_atomic_t* interrupt_flag();
 
-/// Ctrl-C within a step (ctrl_c.cpp): while it lives, on the main thread, SIGINT raises
-/// interrupt_flag() (the step under way stops within a Newton iteration) and Python's
-/// KeyboardInterrupt. Construct it with the GIL, on the thread that waits for the work.
+/// Ctrl-C within a step (ctrl_c.cpp): while it lives, on the main thread with Python's default
+/// SIGINT handler, SIGINT raises interrupt_flag() (the step under way stops within a Newton
+/// iteration) and Python's KeyboardInterrupt. Elsewhere it does nothing. Construct it with the
+/// GIL, on the thread that waits for the work.
 class CtrlC {
  public:
   CtrlC();
@@ -99,7 +102,8 @@ class CtrlC {
   CtrlC(const CtrlC&) = delete;
   CtrlC& operator=(const CtrlC&) = delete;
   bool raised() const;
-  /// Throws Python's KeyboardInterrupt (error_already_set) when SIGINT came.
+  /// Throws Python's KeyboardInterrupt (error_already_set) when SIGINT came: the call's result
+  /// is then partial, and never returned.
   void raise_if_raised() const;
 
  private:

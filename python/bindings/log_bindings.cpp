@@ -41,11 +41,11 @@ int python_level(LogLevel l) {
 
 /// Hands one record to the logger; the caller holds the GIL. A handler's error is Python's to
 /// report (sys.unraisablehook), never the simulation's.
+py::object* g_logger = nullptr;  // logging.getLogger("softgrad"), found at import
+
 void emit(LogLevel l, const std::string& message) {
   try {
-    static auto* logger =
-        new py::object(py::module_::import("logging").attr("getLogger")("softgrad"));
-    (*logger).attr("log")(python_level(l), message);
+    g_logger->attr("log")(python_level(l), message);
   } catch (py::error_already_set& e) {
     e.discard_as_unraisable("softgrad's log handler");
   }
@@ -72,6 +72,7 @@ void flush_log() {
 }
 
 void bind_log(py::module_& m) {
+  g_logger = new py::object(py::module_::import("logging").attr("getLogger")("softgrad"));
   set_log_sink(sink);
   set_log_level(LogLevel::Debug);  // every record: the logger's level and handlers choose
   m.def("_flush_log", &flush_log, "Hands the queued log records to logging.getLogger('softgrad').");

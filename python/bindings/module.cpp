@@ -54,6 +54,7 @@ PYBIND11_MODULE(_softgrad, m) {
       "center_of_mass), so the shape's rotation in the world is A principal_axes^T (softgrad's "
       "Trajectory.rigid_body gives it, with the velocities).");
   python::bind_log(m);
+  python::init_ctrl_c();
   python::bind_scene(m);
   python::bind_rollout(m);
   python::bind_batch(m);

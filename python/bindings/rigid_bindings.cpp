@@ -33,12 +33,19 @@ Sensor make_sensor(const PyScene& s, const std::string& kind, const py::object& 
   const Model& m = s.model();
   const int count =
       joint ? static_cast<int>(m.joints.size()) : static_cast<int>(m.rigid_bodies.size());
+  const std::string what = joint ? "joint" : "rigid body";
+  if (count == 0) throw InputError("sensor: the scene has no " + what + " ('" + kind + "')");
   int index = -1;
-  if (py::isinstance<py::int_>(target)) {
-    index = target.cast<int>();
-    if (index < 0 || index >= count)
-      throw InputError("sensor: " + std::string(joint ? "joint" : "rigid body") + " index " +
-                       std::to_string(index) + " is not in 0.." + std::to_string(count - 1));
+  if (py::isinstance<py::bool_>(target)) {
+    throw InputError("sensor: a " + what + " is named by its name or index, not by a bool");
+  } else if (py::hasattr(target, "__index__")) {  // int, numpy integers
+    PyObject* number = PyNumber_Index(target.ptr());
+    if (number == nullptr) throw py::error_already_set();
+    const long long i = py::reinterpret_steal<py::object>(number).cast<long long>();
+    if (i < 0 || i >= count)
+      throw InputError("sensor: " + what + " index " + std::to_string(i) + " is not in 0.." +
+                       std::to_string(count - 1));
+    index = static_cast<int>(i);
   } else {
     const std::string name = py::str(target);
     std::string names;
@@ -48,8 +55,7 @@ Sensor make_sensor(const PyScene& s, const std::string& kind, const py::object& 
       names += (names.empty() ? "'" : ", '") + n + "'";
     }
     if (index < 0)
-      throw InputError("sensor: the scene has no " + std::string(joint ? "joint" : "rigid body") +
-                       " '" + name + "'" + (names.empty() ? "" : "; it has " + names));
+      throw InputError("sensor: the scene has no " + what + " '" + name + "'; it has " + names);
   }
   Sensor sensor{static_cast<Sensor::Kind>(k), index};
   if ((sensor.kind == Sensor::Kind::BodyPoint) != point.has_value())

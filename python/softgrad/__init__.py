@@ -75,6 +75,36 @@ def _json_value(value):
     raise TypeError(f"softgrad.load: a {type(value).__name__} in the scene is not JSON data")
 
 
+def _inline_arrays(mesh, where, dim):
+    """A mesh dict's "vertices" and "elements" as flat arrays, their rows checked to hold dim
+    coordinates and dim + 1 indices (an (n, 3) array in a 2D scene is refused, not read as
+    1.5 n vertices), the coordinates finite."""
+    import numpy
+
+    for key, width, dtype in (("vertices", dim, float), ("elements", dim + 1, None)):
+        value = mesh.get(key)
+        if not isinstance(value, (list, tuple, numpy.ndarray)):
+            continue  # absent, or not an array: the scene reader names what it is
+        try:
+            array = numpy.asarray(value, dtype=dtype)
+        except (TypeError, ValueError):
+            continue
+        if array.dtype == object:
+            continue
+        if array.ndim == 2 and array.shape[1] != width:
+            raise ValueError(f"{where}/{key}: an array of shape {array.shape}; a {dim}D scene's "
+                             f"{key} take {width} values per row")
+        if array.ndim > 2:
+            raise ValueError(f"{where}/{key}: an array of shape {array.shape}, not (rows, "
+                             f"{width})")
+        if key == "vertices" and array.size and not numpy.isfinite(array).all():
+            k = int(numpy.flatnonzero(~numpy.isfinite(array.ravel()))[0])
+            raise ValueError(f"{where}/vertices: value {k} (vertex {k // dim}) is "
+                             f"{array.ravel()[k]!r}, not a finite number")
+        mesh[key] = array.ravel()
+    return mesh
+
+
 def _inline_meshes(scene):
     """The scene with each body's meshio.Mesh, or nested vertex and element lists, as the flat
     "vertices" and "elements" keys."""
@@ -90,24 +120,7 @@ def _inline_meshes(scene):
             vertices, elements = io.from_meshio(mesh)
             body = dict(body, mesh={"vertices": vertices, "elements": elements})
         elif isinstance(mesh, dict):
-            mesh = dict(mesh)
-            for key in ("vertices", "elements"):
-                if isinstance(mesh.get(key), (list, tuple)) and mesh[key] and isinstance(
-                        mesh[key][0], (list, tuple)):
-                    mesh[key] = [v for row in mesh[key] for v in row]
-            vertices = mesh.get("vertices")
-            if vertices is not None:
-                import numpy
-
-                try:
-                    flat = numpy.asarray(vertices, dtype=float).ravel()
-                except (TypeError, ValueError):
-                    flat = numpy.zeros(0)  # not numbers: the scene reader names what it is
-                if not numpy.isfinite(flat).all():
-                    k = int(numpy.flatnonzero(~numpy.isfinite(flat))[0])
-                    raise ValueError(f"/bodies/{len(out)}/mesh/vertices: value {k} (vertex "
-                                     f"{k // scene.get('dim', 3)}) is {flat[k]!r}, not a finite "
-                                     f"number")
+            mesh = _inline_arrays(dict(mesh), f"/bodies/{len(out)}/mesh", scene.get("dim", 3))
             body = dict(body, mesh=mesh)
         out.append(body)
     return dict(scene, bodies=out)

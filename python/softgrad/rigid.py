@@ -80,7 +80,12 @@ def quaternion(R):
 
 def _body(scene, body):
     bodies = scene.rigid_bodies
-    if isinstance(body, int):
+    if not bodies:
+        raise ValueError("rigid_body: the scene has no rigid bodies")
+    if isinstance(body, bool):
+        raise ValueError("rigid_body: a body is named by its name or index, not by a bool")
+    if hasattr(body, "__index__"):  # int, numpy integers
+        body = body.__index__()
         if not 0 <= body < len(bodies):
             raise ValueError(f"rigid_body: index {body} is not in 0..{len(bodies) - 1}")
         return bodies[body]

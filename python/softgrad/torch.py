@@ -229,6 +229,8 @@ class Stepper:
             raise ValueError(f"Stepper: x and v must both be {shape} or (B, *{shape}), got "
                              f"{tuple(x.shape)} and {tuple(v.shape)}")
         size = x.shape[0] if batched else 1
+        if size == 0:
+            raise ValueError("Stepper: a batch of environments needs at least one (x has B = 0)")
         if self.control is not None:
             if action is None or action.numel() != size * self.action_size:
                 raise ValueError(f"Stepper: expected an action of {self.action_size} values"

@@ -36,7 +36,7 @@ LogLevel log_level_for(Verbosity verbosity) {
 }
 
 LogRedirect::LogRedirect(const Console& console, Verbosity verbosity)
-    : console_(console), previous_level_(log_level()) {
+    : console_(console), previous_level_(log_level()), previous_sink_(log_sink()) {
   set_log_level(log_level_for(verbosity));
   // The sink runs under the library's log mutex, so messages from worker threads do not interleave.
   set_log_sink([this](LogLevel level, const std::string& message) {
@@ -46,7 +46,7 @@ LogRedirect::LogRedirect(const Console& console, Verbosity verbosity)
 }
 
 LogRedirect::~LogRedirect() {
-  set_log_sink(nullptr);
+  set_log_sink(previous_sink_);  // Python's, when a command ran from Python
   set_log_level(previous_level_);
 }
 

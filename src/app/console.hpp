@@ -40,6 +40,7 @@ class LogRedirect {
  private:
   const Console& console_;
   LogLevel previous_level_;
+  LogSink previous_sink_;  ///< restored on destruction
   std::function<void()> before_;
 };
 

@@ -35,6 +35,11 @@ const char* level_name(LogLevel l) {
 
 }  // namespace
 
+LogSink log_sink() {
+  std::lock_guard<std::mutex> lock(sink_mutex());
+  return sink();
+}
+
 void set_log_sink(LogSink s) {
   std::lock_guard<std::mutex> lock(sink_mutex());
   sink() = std::move(s);
@@ -46,15 +51,9 @@ LogLevel log_level() { return static_cast<LogLevel>(level().load()); }
 
 void log(LogLevel l, const std::string& message) {
   if (static_cast<int>(l) > level().load()) return;
-  LogSink s;
-  {
-    std::lock_guard<std::mutex> lock(sink_mutex());
-    s = sink();
-  }
-  // Called outside the lock: a sink may wait (Python's, for the interpreter) while another
-  // thread logs.
-  if (s) {
-    s(l, message);
+  std::lock_guard<std::mutex> lock(sink_mutex());
+  if (sink()) {
+    sink()(l, message);
   } else {
     std::fprintf(stderr, "softgrad %s: %s\n", level_name(l), message.c_str());
   }

@@ -13,6 +13,7 @@
 namespace softgrad::detail {
 
 std::string place_text(const std::string& path, long long where, bool binary) {
+  if (where < 0) return path;  // arrays: no line
   return binary ? path + ": byte " + std::to_string(where) : path + ":" + std::to_string(where);
 }
 
@@ -47,9 +48,9 @@ void reject_repeated_elements(const Mesh& mesh, const std::vector<ElementOrigin>
     const ElementOrigin& first = origins[it->second];
     std::ostringstream os;
     os << place_text(path, origins[e].line, origins[e].binary) << ": element " << origins[e].id
-       << " has the same vertices as element " << first.id << " ("
-       << (first.binary ? "byte " : "line ") << first.line
-       << "): a repeated element would double its mass and stiffness; remove one";
+       << " has the same vertices as element " << first.id;
+    if (first.line >= 0) os << " (" << (first.binary ? "byte " : "line ") << first.line << ")";
+    os << ": a repeated element would double its mass and stiffness; remove one";
     throw InputError(os.str());
   }
 }

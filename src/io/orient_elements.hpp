@@ -10,15 +10,16 @@
 
 namespace softgrad::detail {
 
-/// Where an element was read from: its line in the file (its byte offset in a binary file)
-/// and the id the file gave it.
+/// Where an element was read from: its line in the file (its byte offset in a binary file;
+/// -1 for an element of arrays, named by its id alone) and the id the file gave it.
 struct ElementOrigin {
   long long line = 0;
   long long id = 0;
   bool binary = false;  ///< `line` is a byte offset
 };
 
-/// "<path>:<line>" for a text file, "<path>: byte <offset>" for a binary one.
+/// "<path>:<line>" for a text file, "<path>: byte <offset>" for a binary one, "<path>" for
+/// where < 0.
 std::string place_text(const std::string& path, long long where, bool binary);
 
 /// Swaps the first two vertices of every negatively oriented element of `mesh`, and rejects an

@@ -105,9 +105,9 @@ Mesh inline_mesh(const ObjectReader& m, int dim) {
   if (!v.is_array()) m.fail("vertices", "expected a list of numbers, got " + describe_json(v));
   const Eigen::VectorXd x = m.vector("vertices", static_cast<int>(v.size()), {});
   const std::vector<int> elements = m.integers("elements");
-  // Its errors name the scene and the key ("scene.json: /bodies/0/mesh/vertices: ...").
+  // Its errors name the scene and the key ("scene.json: /bodies/0/mesh/elements: ...").
   return mesh_from_arrays(dim, std::vector<double>(x.data(), x.data() + x.size()), elements,
-                          m.source().name + ": " + m.path("vertices"));
+                          m.source().name + ": " + m.pointer());
 }
 
 Mesh read_body_mesh(const ObjectReader& m, int dim) {

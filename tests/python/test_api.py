@@ -168,3 +168,18 @@ def test_progress_reaches_a_function_and_a_tqdm_bar():
         s.simulate(s.rollout(), progress=stop)
     with pytest.raises(ValueError, match="progress must be None, a function"):
         s.simulate(s.rollout(), progress=3)
+
+
+def test_log_records_still_reach_python_logging_after_a_command(tmp_path, caplog):
+    from scenes import beam_2d
+
+    softgrad.train(os.path.join(ROOT, "scenes", "ball_throw.json"), out=str(tmp_path),
+                   iterations=1, quiet=True)
+    scene = dict(beam_2d(steps=2))
+    scene["solver"] = dict(scene.get("solver", {}), newton_max_iterations=1)
+    s = softgrad.load(scene)
+    with caplog.at_level("WARNING", logger="softgrad"):
+        with pytest.raises(softgrad.ConvergenceError):
+            s.simulate(s.rollout())
+    assert any("Newton did not converge" in r.getMessage() for r in caplog.records
+               if r.name == "softgrad")

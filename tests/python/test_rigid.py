@@ -127,6 +127,20 @@ def test_rigid_bodies_joints_and_sensors_from_python():
         t.sensor("body_spin", 0)
     with pytest.raises(ValueError, match="takes point="):
         t.sensor("body_point", 0)
+    assert np.array_equal(t.sensor("body_position", np.int64(0)), p)  # NumPy integers index
+    assert np.array_equal(t.rigid_body(np.int32(0)).position, p)
+    with pytest.raises(ValueError, match="not by a bool"):
+        t.sensor("body_position", True)
+    with pytest.raises(ValueError, match="rigid body index 3 is not in 0..0"):
+        t.sensor("body_velocity", 3)
+    soft = softgrad.load({"dim": 3, "time": {"dt": 0.01, "duration": 0.01}, "bodies": [
+        {"mesh": {"generator": "box", "resolution": [1, 1, 1], "size": [1, 1, 1]},
+         "material": {"model": "neo_hookean"}}]})
+    ts = soft.simulate(soft.rollout())
+    with pytest.raises(ValueError, match="the scene has no rigid bod"):
+        ts.rigid_body(0)
+    with pytest.raises(ValueError, match="the scene has no joint"):
+        ts.sensor("joint_position", 0)
 
 
 def test_the_quaternion_of_a_rotation_is_its_own():

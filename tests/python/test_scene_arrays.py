@@ -74,7 +74,7 @@ def test_the_real_armadillo_from_arrays_equals_the_scene_file():
 
 def test_bad_arrays_are_refused_naming_the_key_and_the_element():
     vertices, elements = softgrad.io.read_mesh(os.path.join(GMSH, "beam_ascii.msh"))
-    where = r"/bodies/0/mesh/vertices"
+    where = r"/bodies/0/mesh/elements"
 
     def load(**mesh):
         return softgrad.load(beam_scene(mesh))
@@ -85,11 +85,11 @@ def test_bad_arrays_are_refused_naming_the_key_and_the_element():
         load(vertices=vertices, elements=bad)
     flat = copy.deepcopy(elements)
     flat[2] = [flat[2][0], flat[2][0], flat[2][1], flat[2][2]]
-    with pytest.raises(ValueError, match="element 2 is degenerate"):
+    with pytest.raises(ValueError, match=where + ": element 2 is degenerate"):
         load(vertices=vertices, elements=flat)
-    with pytest.raises(ValueError, match="not a positive multiple of dim = 3"):
+    with pytest.raises(ValueError, match=r"vertices: \d+ numbers, not a positive multiple of dim"):
         load(vertices=vertices.ravel()[:-1], elements=elements)
-    with pytest.raises(ValueError, match="not a positive multiple of 4"):
+    with pytest.raises(ValueError, match="elements: .* indices, not a positive multiple of 4"):
         load(vertices=vertices, elements=elements.ravel()[:-1])
     nan = vertices.copy()
     nan[4, 1] = np.nan
@@ -105,3 +105,16 @@ def test_bad_arrays_are_refused_naming_the_key_and_the_element():
         load(vertices=vertices, elements=elements, size=[1, 1, 1])
     with pytest.raises(ValueError, match=r"/bodies/0/mesh/elements/\d+: -\d+ is outside"):
         load(vertices=vertices, elements=elements - 10)  # negative indices
+
+
+def test_arrays_whose_rows_do_not_fit_the_scene_s_dim_are_refused():
+    vertices, elements = softgrad.io.read_mesh(os.path.join(GMSH, "square_ascii.msh"))
+    scene = {"dim": 2, "time": {"dt": 0.01, "duration": 0.01},
+             "bodies": [{"mesh": {"vertices": np.c_[vertices, np.zeros(len(vertices))],
+                                  "elements": elements},
+                         "material": {"model": "neo_hookean", "youngs": 1e4, "poisson": 0.3}}]}
+    with pytest.raises(ValueError, match=r"/bodies/0/mesh/vertices: an array of shape .*, 3\); "
+                                         r"a 2D scene's vertices take 2 values per row"):
+        softgrad.load(scene)
+    scene["bodies"][0]["mesh"]["vertices"] = list(vertices)  # a list of rows (arrays) works
+    assert softgrad.load(scene).n_vertices == len(vertices)

@@ -343,9 +343,14 @@ TEST_CASE("scenes/bodies: an inline mesh is oriented and checked as a file's") {
   CHECK(e == std::vector<int>{2, 0, 1, 3});  // its first two vertices swapped
   CHECK(error_of(with_mesh(R"({"vertices": [0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 1],
                                "elements": [0, 1, 2, 7]})")) ==
-        "inline.json: /bodies/0/mesh/vertices: element 0 names vertex 7, outside 0..3");
+        "inline.json: /bodies/0/mesh/elements: element 0 names vertex 7, outside 0..3");
   CHECK(error_of(with_mesh(R"({"vertices": [0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0], "elements": [0]})"))
-            .find("holds 11 numbers, not a positive multiple of dim = 3") != std::string::npos);
+            .find("/mesh/vertices: 11 numbers, not a positive multiple of dim = 3") !=
+        std::string::npos);
+  CHECK(error_of(with_mesh(R"({"vertices": [0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 1],
+                               "elements": [0, 1, 2, 3, 3, 2, 1, 0]})")) ==
+        "inline.json: /bodies/0/mesh/elements: element 1 has the same vertices as element 0: a "
+        "repeated element would double its mass and stiffness; remove one");
   CHECK(error_of(with_mesh(R"({"vertices": [0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 1]})")) ==
         "inline.json: /bodies/0/mesh/vertices: an inline mesh needs 'elements' too");
 }
