@@ -60,8 +60,9 @@ class FrameWriter {
   std::string frame_file(int step) const;
 
  private:
-  /// Each rigid body's pose and velocities at state s, as rows of <name>_rigid_bodies.csv.
-  void append_rigid_bodies_csv(const State& s, int step, double time);
+  /// Each rigid body's pose and velocities (in the model's order), as rows of
+  /// <name>_rigid_bodies.csv.
+  void append_rigid_bodies_csv(const std::vector<RigidBodyPose>& poses, int step, double time);
 
   const Model& model_;
   std::filesystem::path directory_;

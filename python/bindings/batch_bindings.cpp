@@ -34,16 +34,15 @@ std::vector<PyTrajectory> simulate_batch(const SceneRef& s, const std::vector<Py
       throw InputError("rollout " + std::to_string(k) + ": " + e.what());
     }
   }
-  std::vector<Trajectory> done;
   const CtrlC ctrl_c;  // Ctrl-C stops every rollout's step under way
-  try {
+  std::vector<Trajectory> done = ctrl_c.call([&] {
+    // One rollout runs as simulate() does, on the scene's simulator with the GIL held and
+    // OpenMP's threads: a batch of one is never slower than a call.
+    if (runs.size() == 1) return std::vector<Trajectory>{softgrad::simulate(*s->sim, runs[0])};
     py::gil_scoped_release free;
     const std::lock_guard<std::mutex> lock(s->batch_mutex);
-    done = batch_runner(*s, threads).simulate(runs);
-  } catch (const ConvergenceError&) {
-    ctrl_c.raise_if_raised();
-    throw;
-  }
+    return batch_runner(*s, threads).simulate(runs);
+  });
   std::vector<PyTrajectory> out;
   out.reserve(done.size());
   for (Trajectory& t : done) out.push_back({s, std::make_shared<const Trajectory>(std::move(t))});
@@ -83,19 +82,17 @@ py::list gradient_batch(const SceneRef& s, const std::vector<PyTrajectory>& traj
     loss[k] = loss_of[k].get();
     set[k] = &sets[k];
   }
-  std::vector<GradientResult> results;
   const CtrlC ctrl_c;
   AdjointOptions options;
   options.stop = [&ctrl_c] { return ctrl_c.raised(); };
-  try {
+  const std::vector<GradientResult> results = ctrl_c.call([&] {
+    if (n == 1)  // as gradient() does it (see simulate_batch)
+      return std::vector<GradientResult>{
+          softgrad::gradient(*s->sim, *traj[0], *loss[0], *set[0], options)};
     py::gil_scoped_release free;
     const std::lock_guard<std::mutex> lock(s->batch_mutex);
-    results = batch_runner(*s, threads).gradient(traj, loss, set, options);
-  } catch (const ConvergenceError&) {
-    ctrl_c.raise_if_raised();
-    throw;
-  }
-  ctrl_c.raise_if_raised();
+    return batch_runner(*s, threads).gradient(traj, loss, set, options);
+  });
   py::list out;
   for (size_t k = 0; k < n; ++k) {
     const GradientResult& r = results[k];
@@ -114,7 +111,8 @@ void bind_batch(py::module_& m) {
       .def("simulate_batch", &simulate_batch, py::arg("rollouts"), py::arg("threads") = 0,
            "The trajectories of many rollouts of this scene, run side by side on `threads` "
            "threads (0: one per hardware thread), each rollout's element loops on one thread. "
-           "They equal simulate() called on each, bit for bit. Raises the lowest-numbered "
+           "They equal simulate() called on each, bit for bit (a batch of one runs as simulate() "
+           "does). Raises the lowest-numbered "
            "failing rollout's error, its message starting 'rollout <k>: '.")
       .def("gradient_batch", &gradient_batch, py::arg("trajectories"), py::arg("params"),
            py::arg("losses") = py::list(), py::arg("report") = false, py::arg("threads") = 0,

@@ -14,6 +14,7 @@
 
 #include "softgrad/adjoint.hpp"
 #include "softgrad/batch.hpp"
+#include "softgrad/errors.hpp"
 #include "softgrad/loss.hpp"
 #include "softgrad/parameters.hpp"
 #include "softgrad/scene.hpp"
@@ -105,6 +106,19 @@ class CtrlC {
   /// Throws Python's KeyboardInterrupt (error_already_set) when SIGINT came: the call's result
   /// is then partial, and never returned.
   void raise_if_raised() const;
+  /// fn()'s result, or KeyboardInterrupt when SIGINT came during it (a step it interrupted ends
+  /// in a ConvergenceError, which then gives way to the KeyboardInterrupt).
+  template <class Fn>
+  auto call(Fn&& fn) const {
+    try {
+      auto result = fn();
+      raise_if_raised();
+      return result;
+    } catch (const ConvergenceError&) {
+      raise_if_raised();
+      throw;
+    }
+  }
 
  private:
   struct sigaction previous_ {};

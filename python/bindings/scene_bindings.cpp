@@ -187,14 +187,8 @@ py::tuple gradient_of(const PyTrajectory& t, const std::vector<std::string>& par
     first = false;
     return ctrl_c.raised();
   };
-  GradientResult r;
-  try {
-    r = softgrad::gradient(*t.owner->sim, *t.trajectory, *l, ps, options);
-  } catch (const ConvergenceError&) {
-    ctrl_c.raise_if_raised();
-    throw;
-  }
-  ctrl_c.raise_if_raised();
+  const GradientResult r = ctrl_c.call(
+      [&] { return softgrad::gradient(*t.owner->sim, *t.trajectory, *l, ps, options); });
   if (!first) steps.step();  // the last step of the sweep
   warn_if_untrustworthy(r.report);
   py::array_t<double> g = to_array(r.gradient, {static_cast<py::ssize_t>(r.gradient.size())});
@@ -333,12 +327,7 @@ void bind_scene(py::module_& m) {
             RolloutRun run(*s->sim, own_rollout(s, r));
             Progress steps(progress, r.rollout.static_solve ? 1 : r.rollout.steps);
             while (!run.done()) {
-              try {
-                run.step();
-              } catch (const ConvergenceError&) {
-                ctrl_c.raise_if_raised();
-                throw;
-              }
+              ctrl_c.call([&] { return run.step(); });
               if (PyErr_CheckSignals() != 0) throw py::error_already_set();
               steps.step();
             }
@@ -449,13 +438,8 @@ void bind_scene(py::module_& m) {
                                r.rollout.static_solve ? 2 : r.rollout.steps + 1);
             }
             const CtrlC ctrl_c;
-            GradientResult g;
-            try {
-              g = tangent_gradient(*s->sim, r.rollout, *l, ps);
-            } catch (const ConvergenceError&) {
-              ctrl_c.raise_if_raised();
-              throw;
-            }
+            const GradientResult g =
+                ctrl_c.call([&] { return tangent_gradient(*s->sim, r.rollout, *l, ps); });
             return py::make_tuple(
                 std::isnan(value) ? g.loss : value,
                 to_array(g.gradient, {static_cast<py::ssize_t>(g.gradient.size())}));

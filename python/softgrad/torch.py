@@ -86,9 +86,7 @@ class _SimulateBatch(_torch.autograd.Function):
                 except ValueError as e:
                     raise ValueError(f"rollout {b}: {e}") from None
             runs.append(run)
-        # One rollout runs as simulate() does, on OpenMP's threads: never slower than a call.
-        trajectories = (scene.simulate_batch(runs, threads) if batch > 1
-                        else [scene.simulate(runs[0])])
+        trajectories = scene.simulate_batch(runs, threads)
         ctx.scene, ctx.trajectories, ctx.names, ctx.threads = scene, trajectories, names, threads
         ctx.inputs = [(v.shape[1:], v.dtype, v.device, runs[0].get(name).size)
                       for name, v in zip(names, values)]
@@ -99,11 +97,8 @@ class _SimulateBatch(_torch.autograd.Function):
     def backward(ctx, dx, dv):
         losses = [(None if dx is None else _numpy(dx[b]), None if dv is None else _numpy(dv[b]))
                   for b in range(len(ctx.trajectories))]
-        if len(losses) == 1:
-            results = [ctx.scene.gradient(ctx.trajectories[0], list(ctx.names), loss=losses[0])]
-        else:
-            results = ctx.scene.gradient_batch(ctx.trajectories, list(ctx.names), losses,
-                                               threads=ctx.threads)
+        results = ctx.scene.gradient_batch(ctx.trajectories, list(ctx.names), losses,
+                                           threads=ctx.threads)
         per_rollout = [_input_gradients(gradient, ctx.inputs) for _, gradient in results]
         grads = [_torch.stack([g[i] for g in per_rollout]) for i in range(len(ctx.inputs))]
         return (None, None, None, None, None, *grads)
@@ -152,10 +147,7 @@ class _Step(_torch.autograd.Function):
                 values[:stepper.action_size] = _numpy(action[b]).reshape(-1)
                 run.set(stepper.control, values)
             runs.append(run)
-        if len(runs) == 1:
-            trajectories = [stepper.scene.simulate(runs[0])]
-        else:
-            trajectories = stepper.scene.simulate_batch(runs, stepper.threads)
+        trajectories = stepper.scene.simulate_batch(runs, stepper.threads)
         ctx.stepper, ctx.trajectories, ctx.names = stepper, trajectories, names
         ctx.dtype = x.dtype
         return (_torch.from_numpy(_np.stack([t.positions[1] for t in trajectories])),
@@ -173,11 +165,8 @@ class _Step(_torch.autograd.Function):
             if dv is not None:
                 cv[1] = _numpy(dv[b])
             losses.append((cx, cv))
-        if len(losses) == 1:
-            results = [stepper.scene.gradient(ctx.trajectories[0], ctx.names, loss=losses[0])]
-        else:
-            results = stepper.scene.gradient_batch(ctx.trajectories, ctx.names, losses,
-                                                   threads=stepper.threads)
+        results = stepper.scene.gradient_batch(ctx.trajectories, ctx.names, losses,
+                                               threads=stepper.threads)
         n = shape[0] * shape[1]
         g = _np.stack([gradient for _, gradient in results])
         gx = _torch.from_numpy(g[:, :n].reshape(-1, *shape).copy()).to(ctx.dtype)

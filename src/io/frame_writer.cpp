@@ -38,8 +38,9 @@ std::vector<CellField> element_ids(const Model& model) {
 
 // The rigid bodies' surfaces at state s, as one triangle surface: per point its velocity, per
 // triangle its body and the body's pose and velocities.
-void rigid_surfaces(const Model& model, const State& s, Eigen::MatrixXd& V, Eigen::MatrixXi& F,
-                    std::vector<PointField>& points, std::vector<CellField>& cells) {
+void rigid_surfaces(const Model& model, const State& s, const std::vector<RigidBodyPose>& poses,
+                    Eigen::MatrixXd& V, Eigen::MatrixXi& F, std::vector<PointField>& points,
+                    std::vector<CellField>& cells) {
   const Eigen::VectorXd& x = s.x;
   int n_v = 0, n_f = 0;
   for (const RigidBody& b : model.rigid_bodies) {
@@ -57,11 +58,10 @@ void rigid_surfaces(const Model& model, const State& s, Eigen::MatrixXd& V, Eige
   int v0 = 0, f0 = 0;
   for (size_t k = 0; k < model.rigid_bodies.size(); ++k) {
     const RigidBody& b = model.rigid_bodies[k];
-    const Eigen::Vector3d p = b.position(x);
     const Eigen::Matrix3d A = b.matrix(x), A_dot = b.matrix(s.v);
-    const RigidBodyPose pose = rigid_body_pose(b, x, s.v);
+    const RigidBodyPose& pose = poses[k];
     for (int v = 0; v < b.surface.rows(); ++v) {
-      V.row(v0 + v) = (p + A * b.surface.row(v).transpose()).transpose();
+      V.row(v0 + v) = (pose.position + A * b.surface.row(v).transpose()).transpose();
       points[0].values.segment<3>(3 * (v0 + v)) =
           pose.velocity + A_dot * b.surface.row(v).transpose();
     }
@@ -136,14 +136,16 @@ FrameWriter::FrameWriter(const Model& model, std::filesystem::path directory, st
   pvd_.emplace((directory_ / (name_ + ".pvd")).string());
 }
 
-void FrameWriter::append_rigid_bodies_csv(const State& s, int step, double time) {
+void FrameWriter::append_rigid_bodies_csv(const std::vector<RigidBodyPose>& poses, int step,
+                                          double time) {
   const std::filesystem::path path = directory_ / (name_ + "_rigid_bodies.csv");
   // The first frame starts the file; each frame's rows are on disk before the next step.
   std::ofstream out(path, frames_ == 0 ? std::ios::trunc : std::ios::app);
   if (frames_ == 0) out << "step,time,body,x,y,z,qw,qx,qy,qz,vx,vy,vz,wx,wy,wz\n";
   out.precision(17);
-  for (const RigidBody& b : model_.rigid_bodies) {
-    const RigidBodyPose pose = rigid_body_pose(b, s.x, s.v);
+  for (size_t k = 0; k < poses.size(); ++k) {
+    const RigidBody& b = model_.rigid_bodies[k];
+    const RigidBodyPose& pose = poses[k];
     const auto put = [&out](const auto& values) {
       for (Eigen::Index i = 0; i < values.size(); ++i) out << ',' << values[i];
     };
@@ -193,10 +195,12 @@ void FrameWriter::write(const State& s, int step, const Eigen::VectorXd* reactio
     Eigen::MatrixXi F;
     std::vector<PointField> points;
     std::vector<CellField> cells;
-    rigid_surfaces(model_, s, V, F, points, cells);
+    std::vector<RigidBodyPose> poses;
+    for (const RigidBody& b : model_.rigid_bodies) poses.push_back(rigid_body_pose(b, s.x, s.v));
+    rigid_surfaces(model_, s, poses, V, F, points, cells);
     write_surface_vtu((directory_ / file).string(), V, F, points, cells, encoding_);
     pvd_->add_frame(time, file, part);
-    append_rigid_bodies_csv(s, step, time);
+    append_rigid_bodies_csv(poses, step, time);
   }
   ++frames_;
   last_step_ = step;

@@ -122,12 +122,17 @@ def test_the_shipped_stubs_match_the_runtime():
     assert checked > 20
 
 
-def test_cpp_log_records_reach_python_logging(caplog):
+def scene_whose_newton_fails():
+    """A beam allowed one Newton iteration per step: its first step fails, with a warning."""
     from scenes import beam_2d
 
     scene = dict(beam_2d(steps=2))
     scene["solver"] = dict(scene.get("solver", {}), newton_max_iterations=1)
-    s = softgrad.load(scene)
+    return softgrad.load(scene)
+
+
+def test_cpp_log_records_reach_python_logging(caplog):
+    s = scene_whose_newton_fails()
     with caplog.at_level("WARNING", logger="softgrad"):
         with pytest.raises(softgrad.ConvergenceError):
             s.simulate(s.rollout())
@@ -171,13 +176,9 @@ def test_progress_reaches_a_function_and_a_tqdm_bar():
 
 
 def test_log_records_still_reach_python_logging_after_a_command(tmp_path, caplog):
-    from scenes import beam_2d
-
     softgrad.train(os.path.join(ROOT, "scenes", "ball_throw.json"), out=str(tmp_path),
                    iterations=1, quiet=True)
-    scene = dict(beam_2d(steps=2))
-    scene["solver"] = dict(scene.get("solver", {}), newton_max_iterations=1)
-    s = softgrad.load(scene)
+    s = scene_whose_newton_fails()
     with caplog.at_level("WARNING", logger="softgrad"):
         with pytest.raises(softgrad.ConvergenceError):
             s.simulate(s.rollout())
