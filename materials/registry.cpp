@@ -9,16 +9,17 @@
 #include "softgrad/errors.hpp"
 #include "softgrad/material_model.hpp"
 #include "softgrad/materials/mass_spring.hpp"
+#include "softgrad/materials/neural.hpp"
 
 namespace softgrad {
 namespace {
 
 using ModelList = std::vector<std::shared_ptr<const MaterialModel>>;
 
-// The built-in hyperelastic list, then mass-spring networks.
+// The built-in hyperelastic list, then mass-spring networks and the neural material.
 template <class... Material>
 ModelList make_models(std::tuple<Material...>*) {
-  return {make_model<Material>()..., make_model<MassSpring>()};
+  return {make_model<Material>()..., make_model<MassSpring>(), make_neural_material({8, 8})};
 }
 
 ModelList builtin_models() {
@@ -43,6 +44,13 @@ std::string range_text(const ParamInfo& info) {
 }
 
 }  // namespace
+
+std::vector<MaterialModel::ParamBlock> MaterialModel::param_blocks() const {
+  std::vector<ParamBlock> blocks;
+  const auto table = params();
+  for (int j = 0; j < static_cast<int>(table.size()); ++j) blocks.push_back({table[j].key, j, 1});
+  return blocks;
+}
 
 void register_material_model(std::shared_ptr<const MaterialModel> model) {
   SOFTGRAD_CHECK(model != nullptr, "register_material_model needs a model");

@@ -216,14 +216,16 @@ class ElementModel : public MaterialModel {
   BatchReport param_impl(const ElementBatch& b, const double* x, const double* lambda,
                          double* elem_dE_dp, double* elem_mixed) const {
     constexpr int N = (d + 1) * d;
+    const int m = this->n_params();
     return detail::for_each_element(b.n_elems, [&](int e) {
       double xe[N];
       double le[N];
       detail::gather<d>(b, e, x, xe);
       if (lambda) detail::gather<d>(b, e, lambda, le);
       return self().template element_parameter_products<d>(
-          b, e, xe, lambda ? le : nullptr, elem_dE_dp ? elem_dE_dp + e * kParamCount : nullptr,
-          elem_mixed ? elem_mixed + e * kParamCount : nullptr);
+          b, e, xe, lambda ? le : nullptr,
+          elem_dE_dp ? elem_dE_dp + static_cast<size_t>(e) * m : nullptr,
+          elem_mixed ? elem_mixed + static_cast<size_t>(e) * m : nullptr);
     });
   }
 
@@ -231,10 +233,11 @@ class ElementModel : public MaterialModel {
   BatchReport param_jvp_impl(const ElementBatch& b, const double* x, const double* dp,
                              double* elem_jvp) const {
     constexpr int N = (d + 1) * d;
+    const int m = this->n_params();
     return detail::for_each_element(b.n_elems, [&](int e) {
       double xe[N];
       detail::gather<d>(b, e, x, xe);
-      return self().template element_parameter_jvp<d>(b, e, xe, dp + e * kParamCount,
+      return self().template element_parameter_jvp<d>(b, e, xe, dp + static_cast<size_t>(e) * m,
                                                       elem_jvp + e * N);
     });
   }

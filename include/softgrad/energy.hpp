@@ -52,6 +52,9 @@ struct ParameterGroup {
   double upper = 1e300;
   /// PerElement: the body whose elements the values belong to (for neighbourhoods).
   const Body* body = nullptr;
+  /// PerElement: values per element (a neural material's weights), stored value-major:
+  /// value k of element e at offset + k * (size / width) + e. Tied, the group is `width` values.
+  int width = 1;
 };
 
 /// One term's data in one rollout. A Simulator (or an adjoint sweep) holds one per term and

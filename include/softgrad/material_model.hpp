@@ -67,6 +67,15 @@ class MaterialModel {
   /// False if that mapping ignores Poisson's ratio (springs cannot represent one).
   virtual bool uses_poisson() const { return true; }
 
+  /// Parameters that belong together: one named group each in gradients and optimisers (a
+  /// neural material's weights). The default is one group per parameter, named by its key.
+  struct ParamBlock {
+    std::string name;
+    int first = 0;
+    int count = 1;
+  };
+  virtual std::vector<ParamBlock> param_blocks() const;
+
   /// Sum of element energies [J]; +infinity if an element is inverted and that is forbidden.
   /// per_elem (optional) receives each element's energy.
   virtual double energy(const ElementBatch& b, const double* x, double* per_elem = nullptr,

@@ -16,6 +16,8 @@ void bind_rollout(pybind11::module_& m);
 void bind_batch(pybind11::module_& m);
 /// RigidBody, Scene.rigid_bodies and joints, Trajectory.sensor, Run.sensor (rigid_bindings.cpp).
 void bind_rigid(pybind11::module_& m);
+/// Scene.material, material_stress and write_material (material_bindings.cpp).
+void bind_material(pybind11::module_& m);
 /// _EnvBatch: locomotion environments stepped together (env_bindings.cpp).
 void bind_env(pybind11::module_& m);
 /// _train, _compare and _sysid: the command line's subcommands (command_bindings.cpp).

@@ -59,6 +59,7 @@ PYBIND11_MODULE(_softgrad, m) {
   python::bind_rollout(m);
   python::bind_batch(m);
   python::bind_rigid(m);
+  python::bind_material(m);
   python::bind_env(m);
   python::bind_commands(m);
 

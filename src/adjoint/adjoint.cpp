@@ -139,7 +139,9 @@ Eigen::VectorXd assemble_gradient(const Model& model, const ParameterSet& params
       case ParameterSet::Source::Term: {
         const auto slice = acc.term_bars[b.term].segment(b.group.offset, b.group.size);
         if (b.tied) {
-          grad[b.offset] = slice.sum();
+          const int n = b.group.size / b.group.width;
+          for (int k = 0; k < b.group.width; ++k)
+            grad[b.offset + k] = slice.segment(k * n, n).sum();
         } else {
           grad.segment(b.offset, b.size) = slice;
         }

@@ -63,7 +63,7 @@ void resolve_term(const Simulator& sim, const Rollout& rollout, const std::strin
                      rollout.controller->name() + "': select 'controller' instead");
   b.source = Source::Term;
   b.tied = b.group.layout == Layout::PerElement && !field;
-  b.size = b.tied ? 1 : b.group.size;
+  b.size = b.tied ? b.group.width : b.group.size;
 }
 
 constexpr const char* kRigidPrefix = "rigid:";
@@ -157,7 +157,9 @@ void write_block(const Simulator& sim, const Block& b, const Eigen::VectorXd& va
       // Validated as a whole vector, written only if valid.
       Eigen::VectorXd p = rollout.parameters[b.term];
       if (b.tied) {
-        p.segment(b.group.offset, b.group.size).setConstant(values[0]);
+        const int n = b.group.size / b.group.width;
+        for (int k = 0; k < b.group.width; ++k)
+          p.segment(b.group.offset + k * n, n).setConstant(values[k]);
       } else {
         p.segment(b.group.offset, b.group.size) = values;
       }
@@ -319,12 +321,16 @@ Eigen::VectorXd ParameterSet::get(const Simulator& sim, const Rollout& rollout) 
       case Source::Term: {
         const auto slice = term_values(sim, rollout, b.term).segment(b.group.offset, b.group.size);
         if (b.tied) {
-          if (slice.maxCoeff() != slice.minCoeff())
-            throw InputError("parameter '" + b.name + "' varies over the elements (from " +
-                             std::to_string(slice.minCoeff()) + " to " +
-                             std::to_string(slice.maxCoeff()) + "); select '" + b.name +
-                             "[]' to treat it as a field");
-          theta[b.offset] = slice[0];
+          const int n = b.group.size / b.group.width;
+          for (int k = 0; k < b.group.width; ++k) {
+            const auto part = slice.segment(k * n, n);
+            if (part.maxCoeff() != part.minCoeff())
+              throw InputError("parameter '" + b.name + "' varies over the elements (from " +
+                               std::to_string(part.minCoeff()) + " to " +
+                               std::to_string(part.maxCoeff()) + "); select '" + b.name +
+                               "[]' to treat it as a field");
+            theta[b.offset + k] = part[0];
+          }
         } else {
           theta.segment(b.offset, b.size) = slice;
         }

@@ -30,7 +30,8 @@ std::vector<Direction> directions(const Model& model, const ParameterSet& params
       if (b.source == ParameterSet::Source::Term) {
         d.dp.setZero(model.terms[b.term]->n_parameters());
         if (b.tied) {
-          d.dp.segment(b.group.offset, b.group.size).setOnes();
+          const int n = b.group.size / b.group.width;
+          d.dp.segment(b.group.offset + i * n, n).setOnes();
         } else {
           d.dp[b.group.offset + i] = 1.0;
         }

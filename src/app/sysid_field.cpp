@@ -26,7 +26,7 @@ std::vector<ParameterSet::Block> fitted_fields(const MarkerScene& p,
   const ParameterSet params(*p.sim, p.rollout, names);
   for (const ParameterSet::Block& b : params.blocks())
     if (b.source == ParameterSet::Source::Term && !b.tied && b.group.body &&
-        b.group.layout == ParameterGroup::Layout::PerElement)
+        b.group.layout == ParameterGroup::Layout::PerElement && b.group.width == 1)
       fields.push_back(b);
   return fields;
 }

@@ -88,8 +88,8 @@ void apply_setting(const std::string& setting, MarkerScene& p) {
     theta = params.get(*p.sim, p.rollout);
     const ParameterSet::Block& b = params.blocks().front();
     if (b.source != ParameterSet::Source::Term || b.tied || !b.group.body ||
-        b.group.layout != ParameterGroup::Layout::PerElement)
-      bad_setting(setting, "a condition on the position needs a per-element field");
+        b.group.layout != ParameterGroup::Layout::PerElement || b.group.width != 1)
+      bad_setting(setting, "a condition on the position needs a per-element field of one value");
     const int axis = std::string(m[4]) == "x" ? 0 : std::string(m[4]) == "y" ? 1 : 2;
     if (axis >= p.scene.model->dim) bad_setting(setting, "the scene is 2D: use x or y");
     const double c = parse_value(setting, m[6]);

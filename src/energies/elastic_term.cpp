@@ -171,9 +171,11 @@ std::vector<ParameterGroup> ElasticTerm::parameter_groups() const {
   std::vector<ParameterGroup> groups;
   const auto table = body_.material->params();
   const int n_elems = body_.n_elems();
-  for (int j = 0; j < static_cast<int>(table.size()); ++j)
-    groups.push_back({table[j].key, table[j].unit, j * n_elems, n_elems,
-                      ParameterGroup::Layout::PerElement, table[j].min, table[j].max, &body_});
+  for (const auto& block : body_.material->param_blocks()) {
+    const ParamInfo& info = table[block.first];
+    groups.push_back({block.name, info.unit, block.first * n_elems, block.count * n_elems,
+                      ParameterGroup::Layout::PerElement, info.min, info.max, &body_, block.count});
+  }
   return groups;
 }
 

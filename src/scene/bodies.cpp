@@ -8,6 +8,7 @@
 #include "softgrad/errors.hpp"
 #include "softgrad/io.hpp"
 #include "softgrad/log.hpp"
+#include "softgrad/materials/neural.hpp"
 #include "softgrad/mesh_generators.hpp"
 
 namespace softgrad::detail {
@@ -136,7 +137,11 @@ std::vector<KeySpec> material_keys(const MaterialModel& model, bool mappable) {
   }
   for (const KeySpec& k : schema::material.keys.subspan(1)) {
     const auto same = [&](const KeySpec& s) { return std::string(s.key) == k.key; };
-    if (mappable && std::none_of(keys.begin(), keys.end(), same)) keys.push_back(k);
+    if (std::string(k.key) == "network") {
+      if (model.name() == "neural") keys.push_back(k);
+    } else if (mappable && std::none_of(keys.begin(), keys.end(), same)) {
+      keys.push_back(k);
+    }
   }
   return keys;
 }
@@ -175,6 +180,20 @@ std::pair<std::shared_ptr<const MaterialModel>, std::vector<double>> read_materi
             "missing required key 'model' (a registered material name)");
   }
   auto model = find_model(src, j["model"], child_pointer(pointer, "model"));
+  if (j.contains("network")) {
+    const std::string where = child_pointer(pointer, "network");
+    if (model->name() != "neural")
+      fail_at(src, where, "'network' goes with model \"neural\", not '" + model->name() + "'");
+    if (!j["network"].is_string())
+      fail_at(src, where, "expected a file name, got " + describe_json(j["network"]));
+    fs::path file = j["network"].get<std::string>();
+    if (file.is_relative()) file = src.dir / file;
+    try {
+      model = read_neural_material(file);
+    } catch (const InputError& e) {
+      fail_at(src, where, e.what());
+    }
+  }
   const auto table = model->params();
   const bool mappable = has_youngs_poisson_mapping(*model);
   const std::vector<KeySpec> keys = material_keys(*model, mappable);
@@ -187,7 +206,7 @@ std::pair<std::shared_ptr<const MaterialModel>, std::vector<double>> read_materi
                        [&](const ParamInfo& p) { return key == p.key; });
   };
   const bool all_native = std::all_of(j.items().begin(), j.items().end(), [&](const auto& item) {
-    return item.key() == "model" || native(item.key());
+    return item.key() == "model" || item.key() == "network" || native(item.key());
   });
   std::vector<double> params;
   if (all_native) {

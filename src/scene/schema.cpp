@@ -239,6 +239,14 @@ constexpr KeySpec kMaterialKeys[] = {
      "Young's modulus, mapped to the model's parameters (not with its own keys)"},
     {"poisson", Number, "", Range{-1.0, 0.5, false, false}, "", "0.3",
      "Poisson's ratio, mapped with youngs"},
+    {"network",
+     String,
+     "",
+     {},
+     "",
+     "",
+     "model \"neural\" only: its file (architecture and parameters, relative to the scene's "
+     "folder); the material's keys override the file's"},
 };
 
 constexpr KeySpec kBoundaryKeys[] = {

@@ -229,8 +229,11 @@ class AdjointObjective final : public ceres::FirstOrderFunction {
       for (const auto& b : experiments.params().blocks())
         if (b.source == ParameterSet::Source::Term && !b.tied &&
             b.group.layout == ParameterGroup::Layout::PerElement && b.group.body)
-          for (const auto& [e, f] : element_adjacency(*b.group.body))
-            pairs_.emplace_back(b.offset + e, b.offset + f);
+          for (const auto& [e, f] : element_adjacency(*b.group.body)) {
+            const int n = b.group.size / b.group.width;
+            for (int k = 0; k < b.group.width; ++k)
+              pairs_.emplace_back(b.offset + k * n + e, b.offset + k * n + f);
+          }
   }
   int NumParameters() const override { return experiments_.params().size(); }
   bool Evaluate(const double* parameters, double* cost, double* gradient) const override {
