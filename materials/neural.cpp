@@ -105,7 +105,9 @@ class NeuralModel final : public ElementModel<NeuralModel, 0> {
     table_.push_back({"split", "1", -kInfinity, kInfinity, false, false, 0.0,
                       "share of the rest shear modulus on I_1 (sigmoid of this)"});
     for (int i = 0; i < net_.n_weights(); ++i)
-      table_.push_back({"", "1", -kInfinity, kInfinity, false, false, 0.0, "network weight"});
+      table_.push_back(
+          {"", "1", -kInfinity, kInfinity, false, false, 0.0,
+           "a raw network weight (softplus makes it non-negative where convexity needs it)"});
     for (int j = 0; j < m; ++j) {
       table_[j].key = keys_[j].c_str();
       table_[j].default_value = values[j];

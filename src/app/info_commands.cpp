@@ -40,9 +40,17 @@ void append_model(std::ostringstream& os, const MaterialModel& m) {
   std::snprintf(row, sizeof row, "  %-10s %-8s %-22s %-10s %s\n", "key", "unit", "range", "default",
                 "description");
   os << row;
-  for (const ParamInfo& p : m.params()) {
-    std::snprintf(row, sizeof row, "  %-10s %-8s %-22s %-10g %s\n", p.key, p.unit,
-                  range_text(p).c_str(), p.default_value, p.description);
+  const auto table = m.params();
+  for (const auto& block : m.param_blocks()) {
+    const ParamInfo& p = table[block.first];
+    if (block.count == 1) {
+      std::snprintf(row, sizeof row, "  %-10s %-8s %-22s %-10g %s\n", p.key, p.unit,
+                    range_text(p).c_str(), p.default_value, p.description);
+    } else {  // a group (a network's weights): one row
+      const std::string key = block.name + "[" + std::to_string(block.count) + "]";
+      std::snprintf(row, sizeof row, "  %-10s %-8s %-22s %-10s %d values, each %s\n", key.c_str(),
+                    p.unit, range_text(p).c_str(), "its start", block.count, p.description);
+    }
     os << row;
   }
 }

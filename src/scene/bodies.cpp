@@ -137,7 +137,7 @@ std::vector<KeySpec> material_keys(const MaterialModel& model, bool mappable) {
   }
   for (const KeySpec& k : schema::material.keys.subspan(1)) {
     const auto same = [&](const KeySpec& s) { return std::string(s.key) == k.key; };
-    if (std::string(k.key) == "network") {
+    if (std::string(k.key) == "network" || std::string(k.key) == "hidden") {
       if (model.name() == "neural") keys.push_back(k);
     } else if (mappable && std::none_of(keys.begin(), keys.end(), same)) {
       keys.push_back(k);
@@ -194,6 +194,23 @@ std::pair<std::shared_ptr<const MaterialModel>, std::vector<double>> read_materi
       fail_at(src, where, e.what());
     }
   }
+  if (j.contains("hidden")) {
+    const std::string where = child_pointer(pointer, "hidden");
+    if (model->name() != "neural" || j.contains("network"))
+      fail_at(src, where, "'hidden' goes with model \"neural\" without 'network'");
+    std::vector<int> hidden;
+    if (!j["hidden"].is_array()) fail_at(src, where, "expected layer widths, e.g. [8, 8]");
+    for (const Json& w : j["hidden"]) {
+      if (!w.is_number_integer())
+        fail_at(src, where, "expected layer widths (integers), got " + describe_json(w));
+      hidden.push_back(w.get<int>());
+    }
+    try {
+      model = make_neural_material(hidden);
+    } catch (const InputError& e) {
+      fail_at(src, where, e.what());
+    }
+  }
   const auto table = model->params();
   const bool mappable = has_youngs_poisson_mapping(*model);
   const std::vector<KeySpec> keys = material_keys(*model, mappable);
@@ -206,7 +223,8 @@ std::pair<std::shared_ptr<const MaterialModel>, std::vector<double>> read_materi
                        [&](const ParamInfo& p) { return key == p.key; });
   };
   const bool all_native = std::all_of(j.items().begin(), j.items().end(), [&](const auto& item) {
-    return item.key() == "model" || item.key() == "network" || native(item.key());
+    return item.key() == "model" || item.key() == "network" || item.key() == "hidden" ||
+           native(item.key());
   });
   std::vector<double> params;
   if (all_native) {

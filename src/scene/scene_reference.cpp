@@ -117,11 +117,19 @@ std::string scene_reference() {
     os << "\n"
        << model->name() << (maps_youngs_poisson(*model) ? " (or youngs and poisson)" : "") << "\n";
     std::vector<std::vector<std::string>> rows{{"key", "unit", "range", "default", "description"}};
-    for (const ParamInfo& p : model->params()) {
+    const auto table = model->params();
+    for (const auto& block : model->param_blocks()) {
+      const ParamInfo& p = table[block.first];
       const Range range{p.min, p.max, p.min_inclusive, p.max_inclusive};
       std::ostringstream def;
       def << p.default_value;
-      rows.push_back({p.key, p.unit, range.text(), def.str(), p.description});
+      if (block.count == 1) {
+        rows.push_back({p.key, p.unit, range.text(), def.str(), p.description});
+      } else {  // a group (a network's weights): one row
+        rows.push_back({block.name + "[0.." + std::to_string(block.count - 1) + "]", p.unit,
+                        range.text(), "its start",
+                        std::to_string(block.count) + " values, each " + p.description});
+      }
     }
     print_table(os, rows);
   }

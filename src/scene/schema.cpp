@@ -247,6 +247,9 @@ constexpr KeySpec kMaterialKeys[] = {
      "",
      "model \"neural\" only: its file (architecture and parameters, relative to the scene's "
      "folder); the material's keys override the file's"},
+    {"hidden", Integers, "", kAtLeastOne, "", "[8, 8]",
+     "model \"neural\" only, without network: the hidden layer widths of a new network, at "
+     "its fixed start (what training begins from)"},
 };
 
 constexpr KeySpec kBoundaryKeys[] = {
