@@ -1,5 +1,6 @@
 #include "icnn.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 
@@ -16,6 +17,13 @@ double sigmoid(double x) {
   if (x >= 0.0) return 1.0 / (1.0 + std::exp(-x));
   const double e = std::exp(x);
   return e / (1.0 + e);
+}
+
+// softplus(x) and its slope sigmoid(x) from one exponential.
+void softplus_and_slope(double x, double& value, double& slope) {
+  const double e = std::exp(-std::abs(x));
+  value = std::max(x, 0.0) + std::log1p(e);
+  slope = x >= 0.0 ? 1.0 / (1.0 + e) : e / (1.0 + e);
 }
 
 constexpr int K = Icnn::kInputs;
@@ -133,8 +141,7 @@ double Icnn::evaluate(const Weights& w, const double* z, double* grad, double* h
       for (int m = 0; m < K; ++m) s += v[y.W + i * K + m] * z[m];
       for (int j = 0; j < y.previous; ++j) s += v[y.V + i * y.previous + j] * p.y[l - 1][j];
       p.a[l][i] = s;
-      p.y[l][i] = softplus(s);
-      p.s1[l][i] = sigmoid(s);
+      softplus_and_slope(s, p.y[l][i], p.s1[l][i]);
       p.s2[l][i] = p.s1[l][i] * (1.0 - p.s1[l][i]);
       if (hess)
         for (int k = 0; k < K; ++k) {
@@ -208,8 +215,7 @@ void Icnn::parameter_gradient(const Weights& w, const double* z, const double* t
       for (int m = 0; m < K; ++m) s += v[y.W + i * K + m] * z[m];
       for (int j = 0; j < y.previous; ++j) s += v[y.V + i * y.previous + j] * p.y[l - 1][j];
       p.a[l][i] = s;
-      p.y[l][i] = softplus(s);
-      p.s1[l][i] = sigmoid(s);
+      softplus_and_slope(s, p.y[l][i], p.s1[l][i]);
       p.s2[l][i] = p.s1[l][i] * (1.0 - p.s1[l][i]);
       if (tangent) {
         double d = 0.0;

@@ -162,16 +162,18 @@ class NeuralModel final : public ElementModel<NeuralModel, 0> {
     return c;
   }
 
-  /// psi, dpsi/dI (3) and d2psi/dI2 (3 x 3; may be null) at the invariants I.
+  /// psi, dpsi/dI (3; may be null: psi alone) and d2psi/dI2 (3 x 3; may be null) at the
+  /// invariants I.
   void invariant_derivatives(const double* I, const double* p, double& psi, double* dpsi,
                              double* d2psi) const {
     const Moduli m = moduli(p);
     const Cache& c = cache(p);
     const Features f = features(I, d2psi != nullptr);
     double gN[3], hN[9];
-    const double N = net_.evaluate(c.w, f.z, gN, d2psi ? hN : nullptr);
+    const double N = net_.evaluate(c.w, f.z, dpsi ? gN : nullptr, d2psi ? hN : nullptr);
     const double R = N - c.N0 - (c.g0[0] * f.z[0] + c.g0[1] * f.z[1] + c.g0[2] * f.z[2]);
     psi = m.mu * (m.a[0] * f.z[0] + m.a[1] * f.z[1] + R) + m.kappa * f.z[2];
+    if (!dpsi) return;
     double gg[3];  // dpsi/dz
     for (int k = 0; k < 3; ++k) gg[k] = m.mu * ((k < 2 ? m.a[k] : 0.0) + gN[k] - c.g0[k]);
     gg[2] += m.kappa;
@@ -268,8 +270,8 @@ class NeuralModel final : public ElementModel<NeuralModel, 0> {
     const Mat<double, d, d> F = ad::apply_shape(s, xe);
     if (det(F) <= 0.0) return std::numeric_limits<double>::infinity();
     const ad::InvariantBasis<d> basis = ad::invariant_basis(F);
-    double psi = 0.0, dpsi[3];
-    invariant_derivatives(basis.I, params_of(b, e), psi, dpsi, nullptr);
+    double psi = 0.0;
+    invariant_derivatives(basis.I, params_of(b, e), psi, nullptr, nullptr);
     return s.volume * psi;
   }
   template <int d>
@@ -362,9 +364,8 @@ class NeuralModel final : public ElementModel<NeuralModel, 0> {
     return true;
   }
   bool density(int dim, const double* F, const double* p, double& psi) const override {
-    double dpsi[3];
-    return dim == 2 ? at<2>(F, p, psi, dpsi, nullptr, nullptr, nullptr)
-                    : at<3>(F, p, psi, dpsi, nullptr, nullptr, nullptr);
+    return dim == 2 ? at<2>(F, p, psi, nullptr, nullptr, nullptr, nullptr)
+                    : at<3>(F, p, psi, nullptr, nullptr, nullptr, nullptr);
   }
   bool stress(int dim, const double* F, const double* p, double* P) const override {
     double psi = 0.0, dpsi[3];

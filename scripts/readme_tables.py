@@ -193,9 +193,9 @@ def material_throughput():
     names = {"neo_hookean": "neo_hookean (AD) `*`",
              "neo_hookean_closed_form": "neo_hookean, hand-derived (in the benchmark)",
              "stable_neo_hookean": "stable_neo_hookean `*`", "mooney_rivlin": "mooney_rivlin `*`",
-             "stvk": "stvk `*`"}
+             "stvk": "stvk `*`", "neural": "neural (8 x 8 network, hand-derived)"}
     order = ["neo_hookean", "neo_hookean_closed_form", "stable_neo_hookean", "mooney_rivlin",
-             "stvk", "corotated", "fixed_corotated", "linear", "mass_spring"]
+             "stvk", "corotated", "fixed_corotated", "linear", "mass_spring", "neural"]
     fmt = lambda x: f"{x:.3g}" if x < 100 else f"{x:.0f}"
     rows = [f"{d['n_elems']:,} random tets, one thread, best of up to {d['max_repetitions']} runs "
             f"({d['machine']['cpu']}, {d['machine']['compiler']}); ns per element:",
@@ -792,7 +792,37 @@ def startup():
     return rows
 
 
-TABLES = {"startup": startup, "sysid_cantilever": sysid_cantilever, "armadillo": armadillo, "big_mesh": big_mesh, "locomotion_compare": locomotion_compare, "sysid_scenes": sysid_scenes, "cantilever_solvers": cantilever_solvers, "adjoint_cantilever": adjoint_cantilever,
+def neural_material():
+    d = load("neural_material")
+    models = d["models"]
+    names = {"neo_hookean": "Neo-Hookean", "mooney_rivlin": "Mooney-Rivlin",
+             "neural": f"neural ({' x '.join(map(str, d['hidden']))} network)"}
+    train = d["train"]
+    rows = [f"Truth: Yeoh (c1 = {d['truth']['c1']:g}, c2 = {d['truth']['c2']:g}, "
+            f"c3 = {d['truth']['c3']:g}, kappa = {d['truth']['kappa']:g} Pa), a "
+            f"{d['resolution'][0]} x {d['resolution'][1]} x {d['resolution'][2]}-cell bar, "
+            f"{d['steps']} steps per recording ({d['cpu']}). RMS vertex error over every state, mm:",
+            "",
+            "| model | parameters | " + " | ".join(f"{k} (trained)" for k in train) +
+            f" | {d['test']} | uniaxial stress, worst error 0.7-1.6 | fit time |",
+            "|---|---|" + "---|" * (len(train) + 3)]
+    fmt = lambda e: "failed" if e != e else f"{e * 1e3:.3f}"
+    for key in ("neo_hookean", "mooney_rivlin", "neural"):
+        m = models[key]
+        rows.append(f"| {names[key]} | {m['n_parameters']} | " +
+                    " | ".join(fmt(m["rms_m"][k]) for k in train) +
+                    f" | {fmt(m['rms_m'][d['test']])} | {100 * m['worst_uniaxial_error']:.1f}% | "
+                    f"{m['fit_seconds']:.0f} s |")
+    ratio = d["held_out_ratio_neural_to_best_analytic"]
+    rows += ["", f"Held-out error of the neural material over the best analytic fit's: "
+                 f"**{ratio:.3f}** (goal: at most 0.2, {'met' if ratio <= 0.2 else 'not met'}); "
+                 f"its uniaxial stress within 5% of the truth over stretches 0.7-1.6: "
+                 f"{'met' if models['neural']['worst_uniaxial_error'] <= 0.05 else 'not met'} "
+                 f"(worst {100 * models['neural']['worst_uniaxial_error']:.1f}%)."]
+    return rows
+
+
+TABLES = {"neural_material": neural_material, "startup": startup, "sysid_cantilever": sysid_cantilever, "armadillo": armadillo, "big_mesh": big_mesh, "locomotion_compare": locomotion_compare, "sysid_scenes": sysid_scenes, "cantilever_solvers": cantilever_solvers, "adjoint_cantilever": adjoint_cantilever,
           "mesh_contact": mesh_contact, "rigid_robots": rigid_robots, "peer_pytorch": peer_pytorch, "thread_policy": thread_policy, "material_throughput": material_throughput,
           "hessian_projection": hessian_projection,
           "locomotion_speed": locomotion_speed, "batch_rollouts": batch_rollouts,

@@ -4,6 +4,8 @@ Neo-Hookean uniaxial stress within 5% over the stretches the recordings reach; i
 round-trips."""
 
 import json
+import os
+import sys
 
 import numpy as np
 import pytest
@@ -13,6 +15,7 @@ import torch
 import softgrad
 import softgrad.torch
 
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 STEPS = 25
 YOUNGS, POISSON = 1e5, 0.3
 
@@ -135,3 +138,51 @@ def test_bad_neural_materials_are_refused_with_the_reason(tmp_path):
         scene.material("beam")
     with pytest.raises(ValueError, match="inverted"):
         scene.material_stress("bar", np.diag([1.0, 1.0, -1.0]))
+
+
+PLUGIN = os.environ.get("SOFTGRAD_TEST_PLUGIN", "")
+
+
+@pytest.mark.skipif(not os.path.isfile(PLUGIN), reason="SOFTGRAD_TEST_PLUGIN (ctest sets it)")
+def test_the_learned_material_showcase_runs_to_its_end_at_ci_size(tmp_path):
+    """benchmarks/neural_material.py --quick: the Yeoh truth's recordings, three fits, the
+    held-out errors and the stress curves, written as the full run writes them."""
+    sys.path.insert(0, os.path.join(ROOT, "benchmarks"))
+    import neural_material
+    out = tmp_path / "neural_material.json"
+    neural_material.main(["--quick", "--plugin", PLUGIN, "--out", str(out)])
+    report = json.loads(out.read_text())
+    assert set(report["models"]) == {"neo_hookean", "mooney_rivlin", "neural"}
+    for model in report["models"].values():
+        assert set(model["rms_m"]) == set(neural_material.LOADINGS)
+        assert all(np.isfinite(e) and e > 0 for e in model["rms_m"].values())
+        assert model["loss_history"] and len(model["stress"]["uniaxial"]) == 19
+    # Large deformations (the pulled tip moves 3 cm or more), each fit within a centimetre.
+    assert report["tip_displacement_m"]["pull"][0] > 0.03
+    for model in report["models"].values():
+        assert max(model["rms_m"].values()) < 1e-2
+
+
+LEARNED = os.path.join(ROOT, "scenes", "data", "learned_yeoh.json")
+
+
+@pytest.mark.parametrize("name, steps", [("cantilever", None), ("colliding_beams", None),
+                                         ("armadillo", 5)])
+def test_the_learned_material_runs_the_shipped_kinds_of_motion(name, steps):
+    """The material learned by benchmarks/neural_material.py (a Yeoh truth) in every body of a
+    shipped scene, at the scene's own youngs and poisson: a swinging cantilever, beams in
+    contact, the armadillo's 10k-tet mesh. Every Newton step converges (so no element inverts:
+    the line search rejects inverted states)."""
+    with open(os.path.join(ROOT, "scenes", name + ".json")) as f:
+        scene = json.load(f)
+    for body in scene["bodies"]:
+        old = body["material"]
+        body["material"] = {"model": "neural", "network": LEARNED, "youngs": old["youngs"],
+                            "poisson": old["poisson"]}
+        if "file" in body["mesh"]:
+            body["mesh"]["file"] = os.path.join(ROOT, "scenes", body["mesh"]["file"])
+    loaded = softgrad.load(scene)
+    trajectory = loaded.simulate(loaded.rollout(steps=steps) if steps else loaded.rollout())
+    assert trajectory.converged
+    assert trajectory.steps == (steps or loaded.steps)
+    assert loaded.material(scene["bodies"][0]["name"])["model"] == "neural"
