@@ -209,6 +209,13 @@ def material_throughput():
                     f"{fmt(t['hessian'])} | {fmt(t['hessian_projected'])} | "
                     f"{t['hessian_projected'] / t['hessian']:.2f} |")
     r = d["neo_hookean_ratio_ad_over_hand"]
+    nn, nh = ns["neural"], ns["neo_hookean"]
+    rows += ["", "The neural material over Neo-Hookean (its network's softplus units cost an "
+                 "exponential and a logarithm each): " +
+             ", ".join(f"{label} {nn[k] / nh[k]:.1f}x" for k, label in
+                       (("value", "value"), ("gradient", "value+gradient"),
+                        ("hessian", "value+gradient+Hessian"),
+                        ("hessian_projected", "with the projection"))) + "."]
     rows += ["", f"AD / hand-derived time for Neo-Hookean, the two kernels interleaved in one run: "
                  f"value+gradient+Hessian **{r['hessian']:.2f}x** (the project's target is 1.5x), "
                  f"value+gradient {r['gradient']:.2f}x, value {r['value']:.2f}x, with the PSD "

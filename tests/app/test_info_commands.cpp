@@ -9,8 +9,12 @@ TEST_CASE("app/info_commands: materials lists every model with its parameter tab
   const std::string text = materials_text();
   for (const auto& m : softgrad::all_materials()) {
     CHECK(text.find("\n" + m->name() + "\n") != std::string::npos);
-    for (const auto& p : m->params())
-      CHECK(text.find(std::string("  ") + p.key + " ") != std::string::npos);
+    // Each parameter by its key; a group of several (a network's weights) as one row.
+    for (const auto& block : m->param_blocks()) {
+      const std::string key =
+          block.count == 1 ? block.name : block.name + "[" + std::to_string(block.count) + "]";
+      CHECK(text.find("  " + key + " ") != std::string::npos);
+    }
   }
   CHECK(text.find("  key        unit     range                  default    description\n") !=
         std::string::npos);
