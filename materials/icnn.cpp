@@ -19,11 +19,13 @@ double sigmoid(double x) {
   return e / (1.0 + e);
 }
 
-// softplus(x) and its slope sigmoid(x) from one exponential.
-void softplus_and_slope(double x, double& value, double& slope) {
+// softplus(x), its slope sigmoid(x) and its curvature from one exponential (the curvature
+// e / (1 + e)^2 stays exact where 1 - sigmoid(x) would round to 0).
+void softplus_and_slopes(double x, double& value, double& slope, double& curvature) {
   const double e = std::exp(-std::abs(x));
   value = std::max(x, 0.0) + std::log1p(e);
   slope = x >= 0.0 ? 1.0 / (1.0 + e) : e / (1.0 + e);
+  curvature = e / ((1.0 + e) * (1.0 + e));
 }
 
 constexpr int K = Icnn::kInputs;
@@ -141,8 +143,7 @@ double Icnn::evaluate(const Weights& w, const double* z, double* grad, double* h
       for (int m = 0; m < K; ++m) s += v[y.W + i * K + m] * z[m];
       for (int j = 0; j < y.previous; ++j) s += v[y.V + i * y.previous + j] * p.y[l - 1][j];
       p.a[l][i] = s;
-      softplus_and_slope(s, p.y[l][i], p.s1[l][i]);
-      p.s2[l][i] = p.s1[l][i] * (1.0 - p.s1[l][i]);
+      softplus_and_slopes(s, p.y[l][i], p.s1[l][i], p.s2[l][i]);
       if (hess)
         for (int k = 0; k < K; ++k) {
           double t = v[y.W + i * K + k];
@@ -215,8 +216,7 @@ void Icnn::parameter_gradient(const Weights& w, const double* z, const double* t
       for (int m = 0; m < K; ++m) s += v[y.W + i * K + m] * z[m];
       for (int j = 0; j < y.previous; ++j) s += v[y.V + i * y.previous + j] * p.y[l - 1][j];
       p.a[l][i] = s;
-      softplus_and_slope(s, p.y[l][i], p.s1[l][i]);
-      p.s2[l][i] = p.s1[l][i] * (1.0 - p.s1[l][i]);
+      softplus_and_slopes(s, p.y[l][i], p.s1[l][i], p.s2[l][i]);
       if (tangent) {
         double d = 0.0;
         for (int m = 0; m < K; ++m) d += v[y.W + i * K + m] * t[m];

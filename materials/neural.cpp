@@ -114,6 +114,9 @@ class NeuralModel final : public ElementModel<NeuralModel, 0> {
     }
   }
 
+  NeuralModel(const NeuralModel&) = delete;  // table_'s keys point into keys_
+  NeuralModel& operator=(const NeuralModel&) = delete;
+
   const Icnn& network() const { return net_; }
   std::string hidden_text() const {
     std::string s = "[";
@@ -430,6 +433,10 @@ const NeuralModel& as_neural(const MaterialModel& model) {
 std::shared_ptr<const MaterialModel> make_neural_material(const std::vector<int>& hidden,
                                                           std::span<const double> defaults) {
   return std::make_shared<const NeuralModel>(hidden, defaults);
+}
+
+bool is_neural_material(const MaterialModel& model) {
+  return dynamic_cast<const NeuralModel*>(&model) != nullptr;
 }
 
 std::vector<int> neural_hidden_layers(const MaterialModel& model) {

@@ -2,6 +2,7 @@
 // (softgrad/materials/neural.hpp).
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -126,7 +127,7 @@ std::shared_ptr<const MaterialModel> read_neural_material(const std::filesystem:
   Json j;
   try {
     j = Json::parse(in);
-  } catch (const Json::parse_error& e) {
+  } catch (const Json::exception& e) {  // a syntax error, or a number beyond a double's range
     fail(file, "", std::string("not valid JSON: ") + e.what());
   }
   if (!j.is_object()) fail(file, "", "expected a JSON object, got " + std::string(j.type_name()));
@@ -148,8 +149,14 @@ std::shared_ptr<const MaterialModel> read_neural_material(const std::filesystem:
     fail(file, "hidden", "expected the hidden layer widths, e.g. [8, 8]");
   std::vector<int> hidden;
   for (const Json& w : j["hidden"]) {
-    if (!w.is_number_integer()) fail(file, "hidden", "expected integers, got " + w.dump());
-    hidden.push_back(w.get<int>());
+    if (!w.is_number_integer() || w.get<std::int64_t>() < 1 || w.get<std::int64_t>() > 1 << 20)
+      fail(file, "hidden", "expected layer widths (positive integers), got " + w.dump());
+    hidden.push_back(static_cast<int>(w.get<std::int64_t>()));
+  }
+  try {
+    make_neural_material(hidden);  // the architecture alone, so that its errors name "hidden"
+  } catch (const InputError& e) {
+    fail(file, "hidden", e.what());
   }
   std::vector<double> params = {number(file, j, "youngs"), number(file, j, "poisson"),
                                 number(file, j, "split")};
@@ -190,7 +197,12 @@ void write_neural_material(const std::filesystem::path& file, const MaterialMode
   {
     std::ofstream out(partial);
     out << j.dump(1) << "\n";
-    if (!out) throw InputError(file.string() + ": cannot write the neural material file");
+    out.close();
+    if (!out) {
+      std::error_code ignored;
+      std::filesystem::remove(partial, ignored);
+      throw InputError(file.string() + ": cannot write the neural material file");
+    }
   }
   std::error_code ec;
   std::filesystem::rename(partial, file, ec);

@@ -61,7 +61,7 @@ void bind_material(py::module_& m) {
                          py::arg("groups") = groups,
                          py::arg("values") =
                              to_array(Eigen::Map<const Eigen::VectorXd>(b.params.data(), n), {n}));
-            if (b.material->name() == "neural") out["hidden"] = neural_hidden_layers(*b.material);
+            if (is_neural_material(*b.material)) out["hidden"] = neural_hidden_layers(*b.material);
             return out;
           },
           py::arg("body"),
@@ -73,6 +73,9 @@ void bind_material(py::module_& m) {
           [](const PyScene& s, const std::string& body, const py::object& F,
              const py::object& params) {
             const Body& b = find_body(s, body);
+            if (!b.material->has_density())
+              throw InputError("material_stress: material '" + b.material->name() + "' of body '" +
+                               body + "' has no strain-energy density");
             const std::vector<double> p = material_params(b, params, "material_stress");
             const int d = s.dim();
             const py::array a = py::array::ensure(F);

@@ -222,9 +222,17 @@ std::vector<std::pair<std::string, std::string>> ParameterSet::available(const S
           out.emplace_back(name, "one value" + unit);
           break;
         case Layout::PerElement:
-          out.emplace_back(name, "one value shared by all elements" + unit);
-          out.emplace_back(name + "[]", "a field: one value per element (" +
-                                            std::to_string(g.size) + " values" + unit + ")");
+          if (g.width == 1) {
+            out.emplace_back(name, "one value shared by all elements" + unit);
+            out.emplace_back(name + "[]", "a field: one value per element (" +
+                                              std::to_string(g.size) + " values" + unit + ")");
+          } else {
+            out.emplace_back(name,
+                             std::to_string(g.width) + " values shared by all elements" + unit);
+            out.emplace_back(name + "[]", "a field: " + std::to_string(g.width) +
+                                              " values per element (" + std::to_string(g.size) +
+                                              " values" + unit + ")");
+          }
           break;
         case Layout::PerStep:
           out.emplace_back(name, "per-step values (" + std::to_string(g.size) + unit + ")");
@@ -286,6 +294,10 @@ std::string ParameterSet::label(int i) const {
   std::string base = b.name;
   if (base.ends_with("[]")) base.resize(base.size() - 2);
   if (b.size == 1) return base;
+  if (b.source == Source::Term && !b.tied && b.group.width > 1) {  // value-major: [value][element]
+    const int n = b.group.size / b.group.width;
+    return base + "[" + std::to_string(k / n) + "][" + std::to_string(k % n) + "]";
+  }
   return base + "[" + std::to_string(k) + "]";
 }
 

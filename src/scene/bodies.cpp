@@ -2,8 +2,10 @@
 #include "bodies.hpp"
 
 #include <algorithm>
+#include <cstdint>
 #include <cstdio>
 
+#include "../io/input_file.hpp"
 #include "plausibility.hpp"
 #include "softgrad/errors.hpp"
 #include "softgrad/io.hpp"
@@ -182,13 +184,14 @@ std::pair<std::shared_ptr<const MaterialModel>, std::vector<double>> read_materi
   auto model = find_model(src, j["model"], child_pointer(pointer, "model"));
   if (j.contains("network")) {
     const std::string where = child_pointer(pointer, "network");
-    if (model->name() != "neural")
+    if (!is_neural_material(*model))
       fail_at(src, where, "'network' goes with model \"neural\", not '" + model->name() + "'");
     if (!j["network"].is_string())
       fail_at(src, where, "expected a file name, got " + describe_json(j["network"]));
     fs::path file = j["network"].get<std::string>();
     if (file.is_relative()) file = src.dir / file;
     try {
+      refuse_special_file(file, "neural material file");
       model = read_neural_material(file);
     } catch (const InputError& e) {
       fail_at(src, where, e.what());
@@ -196,14 +199,14 @@ std::pair<std::shared_ptr<const MaterialModel>, std::vector<double>> read_materi
   }
   if (j.contains("hidden")) {
     const std::string where = child_pointer(pointer, "hidden");
-    if (model->name() != "neural" || j.contains("network"))
+    if (!is_neural_material(*model) || j.contains("network"))
       fail_at(src, where, "'hidden' goes with model \"neural\" without 'network'");
     std::vector<int> hidden;
     if (!j["hidden"].is_array()) fail_at(src, where, "expected layer widths, e.g. [8, 8]");
     for (const Json& w : j["hidden"]) {
-      if (!w.is_number_integer())
-        fail_at(src, where, "expected layer widths (integers), got " + describe_json(w));
-      hidden.push_back(w.get<int>());
+      if (!w.is_number_integer() || w.get<std::int64_t>() < 1 || w.get<std::int64_t>() > 1 << 20)
+        fail_at(src, where, "expected layer widths (positive integers), got " + describe_json(w));
+      hidden.push_back(static_cast<int>(w.get<std::int64_t>()));
     }
     try {
       model = make_neural_material(hidden);
@@ -260,6 +263,8 @@ std::pair<std::shared_ptr<const MaterialModel>, std::vector<double>> read_materi
     }
   }
   validate_params(*model, params, src.name + ": " + pointer);
+  // The scene's keys may change a network's file values: the result is checked as a file is.
+  if (is_neural_material(*model)) check_neural_material(*model, params, src.name + ": " + pointer);
   return {std::move(model), std::move(params)};
 }
 

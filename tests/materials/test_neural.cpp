@@ -189,6 +189,18 @@ TEST_CASE("neural: bad files and unstable weights are refused with the reason") 
       "{\"format\": \"softgrad neural material\", \"version\": 1, \"hidden\": [], "
       "\"youngs\": 1e5, \"poisson\": 0.7, \"split\": 0, \"weights\": []}");
   CHECK(read().find("'poisson'") != std::string::npos);
+  write(
+      "{\"format\": \"softgrad neural material\", \"version\": 1, \"hidden\": [4294967304], "
+      "\"youngs\": 1e5, \"poisson\": 0.3, \"split\": 0, \"weights\": []}");
+  CHECK(read().find("/hidden: expected layer widths") != std::string::npos);
+  write(
+      "{\"format\": \"softgrad neural material\", \"version\": 1, \"hidden\": [1, 1, 1, 1, 1], "
+      "\"youngs\": 1e5, \"poisson\": 0.3, \"split\": 0, \"weights\": []}");
+  CHECK(read().find("/hidden: a neural material has at most 4 hidden layers") != std::string::npos);
+  write(
+      "{\"format\": \"softgrad neural material\", \"version\": 1, \"hidden\": [], "
+      "\"youngs\": 1e400, \"poisson\": 0.3, \"split\": 0, \"weights\": []}");
+  CHECK(read().find("not valid JSON") != std::string::npos);
   write("[1, 2]");
   CHECK(read().find("expected a JSON object") != std::string::npos);
   write("{\"format\": \"something else\"}");

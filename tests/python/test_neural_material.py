@@ -131,6 +131,10 @@ def test_bad_neural_materials_are_refused_with_the_reason(tmp_path):
         bar({"model": "neural", "network": str(tmp_path / "missing.json")})
     with pytest.raises(ValueError, match="1 to 64 are allowed"):
         bar({"model": "neural", "hidden": [65]})
+    # The scene's keys change the file's values: the result is checked as a file is.
+    with pytest.raises(ValueError, match="the neural material stiffens"):
+        bar({"model": "neural", "hidden": [1], "weights[0]": 1.0, "weights[1]": 1.0,
+             "weights[2]": 1.0, "weights[3]": -2.0, "weights[4]": 1e9})
     scene = bar({"model": "neo_hookean"})
     with pytest.raises(ValueError, match="not a neural material"):
         scene.write_material("bar", str(tmp_path / "m.json"))

@@ -43,6 +43,9 @@ namespace softgrad {
 std::shared_ptr<const MaterialModel> make_neural_material(const std::vector<int>& hidden,
                                                           std::span<const double> defaults = {});
 
+/// Whether `model` is a neural material (made by make_neural_material or read from a file).
+bool is_neural_material(const MaterialModel& model);
+
 /// The hidden layer widths of a neural material. @throws InputError for any other model.
 std::vector<int> neural_hidden_layers(const MaterialModel& model);
 
