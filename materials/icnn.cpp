@@ -124,6 +124,21 @@ struct Pass {
   double a[L][W], y[L][W], s1[L][W], s2[L][W];
 };
 
+/// The pass at z: every layer's pre-activations, values and slopes (v: the weights' values).
+template <class Layers>
+void primal(const Layers& layers, const double* v, const double* z, Pass& p) {
+  for (int l = 0; l < static_cast<int>(layers.size()); ++l) {
+    const auto& y = layers[l];
+    for (int i = 0; i < y.width; ++i) {
+      double s = v[y.b + i];
+      for (int m = 0; m < K; ++m) s += v[y.W + i * K + m] * z[m];
+      for (int j = 0; j < y.previous; ++j) s += v[y.V + i * y.previous + j] * p.y[l - 1][j];
+      p.a[l][i] = s;
+      softplus_and_slopes(s, p.y[l][i], p.s1[l][i], p.s2[l][i]);
+    }
+  }
+}
+
 }  // namespace
 
 double Icnn::evaluate(const Weights& w, const double* z, double* grad, double* hess) const {
@@ -136,21 +151,16 @@ double Icnn::evaluate(const Weights& w, const double* z, double* grad, double* h
   Pass p;
   double adot[L][K][W];  // tangents along e_k (Hessian only)
   const int n_layers = static_cast<int>(layers_.size());
-  for (int l = 0; l < n_layers; ++l) {
+  primal(layers_, v, z, p);
+  for (int l = 0; hess && l < n_layers; ++l) {
     const Layer& y = layers_[l];
     for (int i = 0; i < y.width; ++i) {
-      double s = v[y.b + i];
-      for (int m = 0; m < K; ++m) s += v[y.W + i * K + m] * z[m];
-      for (int j = 0; j < y.previous; ++j) s += v[y.V + i * y.previous + j] * p.y[l - 1][j];
-      p.a[l][i] = s;
-      softplus_and_slopes(s, p.y[l][i], p.s1[l][i], p.s2[l][i]);
-      if (hess)
-        for (int k = 0; k < K; ++k) {
-          double t = v[y.W + i * K + k];
-          for (int j = 0; j < y.previous; ++j)
-            t += v[y.V + i * y.previous + j] * p.s1[l - 1][j] * adot[l - 1][k][j];
-          adot[l][k][i] = t;
-        }
+      for (int k = 0; k < K; ++k) {
+        double t = v[y.W + i * K + k];
+        for (int j = 0; j < y.previous; ++j)
+          t += v[y.V + i * y.previous + j] * p.s1[l - 1][j] * adot[l - 1][k][j];
+        adot[l][k][i] = t;
+      }
     }
   }
   const Layer& last = layers_.back();
@@ -209,21 +219,15 @@ void Icnn::parameter_gradient(const Weights& w, const double* z, const double* t
   Pass p;
   double adot[L][W], ydot[L][W];
   const int n_layers = static_cast<int>(layers_.size());
-  for (int l = 0; l < n_layers; ++l) {
+  primal(layers_, v, z, p);
+  for (int l = 0; tangent && l < n_layers; ++l) {
     const Layer& y = layers_[l];
     for (int i = 0; i < y.width; ++i) {
-      double s = v[y.b + i];
-      for (int m = 0; m < K; ++m) s += v[y.W + i * K + m] * z[m];
-      for (int j = 0; j < y.previous; ++j) s += v[y.V + i * y.previous + j] * p.y[l - 1][j];
-      p.a[l][i] = s;
-      softplus_and_slopes(s, p.y[l][i], p.s1[l][i], p.s2[l][i]);
-      if (tangent) {
-        double d = 0.0;
-        for (int m = 0; m < K; ++m) d += v[y.W + i * K + m] * t[m];
-        for (int j = 0; j < y.previous; ++j) d += v[y.V + i * y.previous + j] * ydot[l - 1][j];
-        adot[l][i] = d;
-        ydot[l][i] = p.s1[l][i] * d;
-      }
+      double d = 0.0;
+      for (int m = 0; m < K; ++m) d += v[y.W + i * K + m] * t[m];
+      for (int j = 0; j < y.previous; ++j) d += v[y.V + i * y.previous + j] * ydot[l - 1][j];
+      adot[l][i] = d;
+      ydot[l][i] = p.s1[l][i] * d;
     }
   }
   // The adjoints of the values (before the reparametrisation), then raw_bar += bar * slope.
