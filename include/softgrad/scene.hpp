@@ -54,6 +54,9 @@ struct SceneSysId {
     std::shared_ptr<const Scene> scene;  ///< the scene with the experiment's patch applied
   };
   std::vector<Experiment> experiments;
+  /// "validation": held-out recordings (SysIdOptions::validation), and "patience".
+  std::vector<Experiment> validation;
+  int patience = 0;
 };
 
 /// What a run writes.

@@ -57,6 +57,17 @@ enum class RobustLoss { None, Huber, Cauchy };
 const char* to_string(SysIdMethod method);
 const char* to_string(RobustLoss loss);
 
+/// One experiment: a rollout of a model with markers, and the recording of those markers.
+/// Several experiments (other loads, initial states or durations, each with its own model and
+/// rollout) constrain the same parameters together: theta is shared by all of them.
+struct SysIdExperiment {
+  std::shared_ptr<const Model> model;
+  SimulationOptions options;
+  Rollout rollout;
+  MarkerSet markers;
+  Recording recording;
+};
+
 struct SysIdOptions {
   std::vector<std::string> parameters;  ///< ParameterSet names, e.g. {"youngs", "damping.alpha"}
   SysIdMethod method = SysIdMethod::LevenbergMarquardt;
@@ -90,17 +101,12 @@ struct SysIdOptions {
   /// Workers per process for several starts, or else for several experiments; 0: one per
   /// hardware thread.
   int threads = 0;
-};
-
-/// One experiment: a rollout of a model with markers, and the recording of those markers.
-/// Several experiments (other loads, initial states or durations, each with its own model and
-/// rollout) constrain the same parameters together: theta is shared by all of them.
-struct SysIdExperiment {
-  std::shared_ptr<const Model> model;
-  SimulationOptions options;
-  Rollout rollout;
-  MarkerSet markers;
-  Recording recording;
+  /// Held-out experiments (recordings never fitted): their marker error is measured after every
+  /// iteration (SysIdReport::progress), and the estimate is the iterate where it is lowest.
+  /// One start only.
+  std::vector<SysIdExperiment> validation;
+  /// With validation: stop when its error has not improved for this many iterations (0: never).
+  int patience = 0;
 };
 
 /// How one experiment is fitted (its part of the residuals).
@@ -149,6 +155,17 @@ struct SysIdReport {
   /// Several starts: each one's final cost, and which gave the estimate (its fit's report).
   std::vector<double> start_costs;
   int best_start = 0;
+  /// With SysIdOptions::validation: per iteration (0: the start), the fitted experiments' RMS
+  /// marker error (from the cost, regularisers included) and the held-out ones', and the
+  /// iteration whose estimate is reported (the lowest held-out error).
+  struct Progress {
+    int iteration = 0;
+    double rms = 0.0;             ///< [m]
+    double validation_rms = 0.0;  ///< [m]
+  };
+  std::vector<Progress> progress;
+  int best_iteration = -1;
+  bool stopped_early = false;  ///< patience ran out
 };
 
 /// What says the estimate is not to be trusted, one sentence each: a parameter whose standard

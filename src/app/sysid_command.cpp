@@ -64,6 +64,17 @@ std::vector<MarkerExperiment> experiments(Scene scene, const SysIdSettings& args
 json sysid_scene(Scene scene, const SysIdSettings& args, const Console& c) {
   LogRedirect logs(c, args.verbosity);
   apply_threads(args.threads);
+  // The held-out recordings of /sysid/validation: measured after every iteration, never fitted.
+  std::vector<SysIdExperiment> held_out;
+  if (!scene.sysid.validation.empty()) {
+    const MarkerScene base = marker_scene(scene, scene_label(scene));
+    for (int k = 0; k < static_cast<int>(base.scene.sysid.validation.size()); ++k) {
+      const MarkerScene p = validation_scene(base, k);
+      const Recording rec = read_scene_recording(base.scene.sysid.validation[k].data.string(), p);
+      held_out.push_back({p.scene.model, p.sim->options(), p.rollout, p.markers, rec});
+    }
+  }
+  const int patience = scene.sysid.patience;
   std::vector<MarkerExperiment> runs = experiments(std::move(scene), args);
   SysIdOptions options = sysid_options(runs.front().scene, args.params);
   if (!args.method.empty() && args.method != "lm" && args.method != "lbfgs")
@@ -79,6 +90,8 @@ json sysid_scene(Scene scene, const SysIdSettings& args, const Console& c) {
   for (const MarkerExperiment& e : runs)
     fit.push_back({e.scene.scene.model, e.scene.sim->options(), e.scene.rollout, e.scene.markers,
                    e.recording});
+  options.validation = std::move(held_out);
+  options.patience = patience;
   const std::filesystem::path dir = args.out;
   const bool leader = TaskPool().rank() == 0;  // in an MPI run the first process reports
   std::optional<OutputLock> lock;              // fail now, not after the fit
@@ -90,7 +103,9 @@ json sysid_scene(Scene scene, const SysIdSettings& args, const Console& c) {
   // A fitted field is also drawn per element and written over the mesh (field.vtu).
   const std::vector<ParameterSet::Block> fields =
       fitted_fields(runs.front().scene, options.parameters);
-  write_fit_plot((dir / "fit.svg").string(), runs, report, field_plots(fields, report));
+  std::vector<LinePlot> more = field_plots(fields, report);
+  if (!report.progress.empty()) more.insert(more.begin(), progress_plot(report));
+  write_fit_plot((dir / "fit.svg").string(), runs, report, more);
   write_field_vtu(dir / "field.vtu", runs.front().scene, fields, report,
                   runs.front().scene.scene.output.vtu_encoding);
   c.out << sysid_summary(runs, report) << "  report: " << (dir / "report.json").string()

@@ -63,6 +63,11 @@ json sysid_report_json(const std::vector<MarkerExperiment>& experiments, const S
       covariance.push_back(crow);
       correlation.push_back(rrow);
     }
+  json progress = json::array();
+  for (const SysIdReport::Progress& q : r.progress)
+    progress.push_back({{"iteration", q.iteration},
+                        {"rms", finite_or_null(q.rms)},
+                        {"validation_rms", finite_or_null(q.validation_rms)}});
   return {{"command", "sysid"},
           {"softgrad_version", SOFTGRAD_VERSION},
           {"scene", p.scene.name},
@@ -91,7 +96,28 @@ json sysid_report_json(const std::vector<MarkerExperiment>& experiments, const S
           {"condition_number", finite_or_null(r.condition_number)},
           {"starts", r.start_costs.empty() ? json::array({r.cost_after}) : json(r.start_costs)},
           {"best_start", r.best_start},
-          {"experiments", per_experiment}};
+          {"experiments", per_experiment},
+          {"progress", progress},
+          {"best_iteration", r.best_iteration},
+          {"stopped_early", r.stopped_early}};
+}
+
+LinePlot progress_plot(const SysIdReport& r) {
+  LinePlot plot;
+  plot.title = "marker error per iteration";
+  plot.x_label = "iteration";
+  plot.y_label = "rms [m]";
+  plot.log_y = true;
+  PlotSeries fitted{"fitted recordings", {}, {}, false, false, ""};
+  PlotSeries held{"held-out recordings", {}, {}, false, true, ""};
+  for (const SysIdReport::Progress& q : r.progress) {
+    fitted.x.push_back(q.iteration);
+    fitted.y.push_back(q.rms);
+    held.x.push_back(q.iteration);
+    held.y.push_back(q.validation_rms);
+  }
+  plot.series = {fitted, held};
+  return plot;
 }
 
 void write_fit_plot(const std::string& path, const std::vector<MarkerExperiment>& experiments,
@@ -166,6 +192,17 @@ std::string sysid_summary(const std::vector<MarkerExperiment>& experiments, cons
                     k, experiments[k].data.c_str(), fit.rms_before, fit.rms_after, fit.residuals);
       os << line;
     }
+  if (!r.progress.empty()) {
+    double best = r.progress.front().validation_rms;
+    for (const SysIdReport::Progress& q : r.progress)
+      if (q.iteration == r.best_iteration) best = q.validation_rms;
+    std::snprintf(line, sizeof line,
+                  "  held-out rms error %.4g m -> %.4g m (the estimate: iteration %d of %d%s)\n",
+                  r.progress.front().validation_rms, best, r.best_iteration,
+                  r.progress.back().iteration,
+                  r.stopped_early ? "; stopped: no better for `patience` iterations" : "");
+    os << line;
+  }
   os << "  " << r.termination << "\n";
   for (const std::string& w : identifiability_warnings(r)) os << "  warning: " << w << "\n";
   if (r.start_costs.size() > 1) {

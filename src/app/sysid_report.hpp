@@ -28,9 +28,14 @@ struct MarkerExperiment {
 /// estimate is not to be trusted: identifiability_warnings), "covariance" and "correlation"
 /// (P x P, null where unavailable), "condition_number", "starts", "best_start",
 /// "experiments": [{"data", "frames", "observations", "residuals", "rms_before", "rms_after",
-/// "cost_before", "cost_after"}]} (the totals count every experiment).
+/// "cost_before", "cost_after"}], "progress": [{"iteration", "rms", "validation_rms"}] (with
+/// held-out recordings; else empty), "best_iteration", "stopped_early"} (the totals count every
+/// experiment).
 nlohmann::ordered_json sysid_report_json(const std::vector<MarkerExperiment>& experiments,
                                          const SysIdReport& r);
+
+/// The fitted and held-out recordings' marker errors per iteration (SysIdReport::progress).
+LinePlot progress_plot(const SysIdReport& r);
 
 /// fit.svg: per experiment and marker coordinate, the recorded positions (dots), those simulated
 /// at the initial guess (dashed) and the fitted ones (line) against time; then `more` plots.

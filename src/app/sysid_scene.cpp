@@ -57,16 +57,24 @@ MarkerScene marker_scene(Scene scene, const std::string& what) {
   return p;
 }
 
-MarkerScene experiment_scene(const MarkerScene& p, int k) {
-  const auto& list = p.scene.sysid.experiments;
+namespace {
+MarkerScene listed_scene(const MarkerScene& p, int k, bool held_out) {
+  const auto& list = held_out ? p.scene.sysid.validation : p.scene.sysid.experiments;
+  const std::string key = held_out ? "validation" : "experiments";
+  const std::string what = held_out ? "sysid validation " : "sysid experiment ";
   const std::string file = p.scene.file.string();
   if (k < 0 || k >= static_cast<int>(list.size()))
-    throw InputError(file + ": no sysid experiment " + std::to_string(k) + " (the scene lists " +
-                     std::to_string(list.size()) + " in /sysid/experiments)");
+    throw InputError(file + ": no " + what + std::to_string(k) + " (the scene lists " +
+                     std::to_string(list.size()) + " in /sysid/" + key + ")");
   Scene scene = *list[k].scene;
   scene.file = p.scene.file;
-  return marker_scene(std::move(scene), file + " (sysid experiment " + std::to_string(k) + ")");
+  return marker_scene(std::move(scene), file + " (" + what + std::to_string(k) + ")");
 }
+}  // namespace
+
+MarkerScene experiment_scene(const MarkerScene& p, int k) { return listed_scene(p, k, false); }
+
+MarkerScene validation_scene(const MarkerScene& p, int k) { return listed_scene(p, k, true); }
 
 void apply_setting(const std::string& setting, MarkerScene& p) {
   static const std::regex kForm(R"(^([^=\[]+(\[\])?)(\[([xyz])([<>])([^\]]+)\])?=(.+)$)");

@@ -32,6 +32,8 @@ MarkerScene marker_scene(Scene scene, const std::string& what);
 /// Sysid experiment k of a loaded scene (/sysid/experiments/k) with its markers.
 /// @throws InputError if k is out of range or the experiment declares no markers.
 MarkerScene experiment_scene(const MarkerScene& p, int k);
+/// The same for held-out recording k of /sysid/validation.
+MarkerScene validation_scene(const MarkerScene& p, int k);
 
 /// Applies one --set: "NAME=VALUE" sets every entry of the ParameterSet block NAME (e.g.
 /// "youngs", "damping.alpha", "contact.friction", "youngs[]"); "NAME[AXIS<C]=VALUE" or

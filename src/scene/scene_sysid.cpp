@@ -65,13 +65,15 @@ void read_bend(const ObjectReader& initial, Scene& scene) {
 
 namespace {
 
-/// /sysid/experiments: each the scene with its merge patch applied, parsed as a scene of its own
-/// (named "<scene> (sysid experiment k)" in messages; relative paths from the same folder).
-void read_experiments(const ObjectReader& top, const ObjectReader& sysid, Scene& scene) {
-  const std::vector<const Json*> entries = sysid.list("experiments");
+/// /sysid/experiments or /sysid/validation (`key`): each the scene with its merge patch applied,
+/// parsed as a scene of its own (named "<scene> (sysid experiment k)", or "validation k", in
+/// messages; relative paths from the same folder).
+void read_experiments(const ObjectReader& top, const ObjectReader& sysid, const char* key,
+                      std::vector<SceneSysId::Experiment>& out) {
+  const std::vector<const Json*> entries = sysid.list(key);
   for (size_t k = 0; k < entries.size(); ++k) {
     const ObjectReader r(top.source(), *entries[k],
-                         child_pointer(sysid.path("experiments"), std::to_string(k)),
+                         child_pointer(sysid.path(key), std::to_string(k)),
                          schema::sysid_experiment);
     SceneSysId::Experiment e;
     const std::string data = r.string("data");
@@ -85,13 +87,18 @@ void read_experiments(const ObjectReader& top, const ObjectReader& sysid, Scene&
       patched.merge_patch(r.at("patch"));
     }
     // The experiment's own sysid block lists no experiments (if the patch kept it at all).
-    if (patched.contains("sysid") && patched["sysid"].is_object())
+    if (patched.contains("sysid") && patched["sysid"].is_object()) {
       patched["sysid"].erase("experiments");
-    const std::string origin = top.source().name + " (sysid experiment " + std::to_string(k) + ")";
+      patched["sysid"].erase("validation");
+      patched["sysid"].erase("patience");
+    }
+    const std::string origin = top.source().name + " (sysid " +
+                               (std::string(key) == "experiments" ? "experiment " : "validation ") +
+                               std::to_string(k) + ")";
     e.scene = std::make_shared<const Scene>(parse_scene(patched.dump(), origin));
     if (e.scene->static_solve)
       r.fail("patch", "an experiment must be a dynamic scene (\"mode\": \"dynamic\")");
-    scene.sysid.experiments.push_back(std::move(e));
+    out.push_back(std::move(e));
   }
 }
 
@@ -143,7 +150,14 @@ void read_sysid(const ObjectReader& top, Scene& scene) {
       r.fail("initial", "the initial value is outside [lower, upper]");
     out.parameters.push_back(std::move(p));
   }
-  read_experiments(top, s, scene);
+  read_experiments(top, s, "experiments", scene.sysid.experiments);
+  read_experiments(top, s, "validation", scene.sysid.validation);
+  out.patience = s.integer("patience");
+  if (out.patience > 0 && out.validation.empty())
+    s.fail("patience", "patience goes with held-out recordings in /sysid/validation");
+  if (!out.validation.empty() && out.starts > 1)
+    s.fail("validation",
+           "held-out recordings go with one start, not " + std::to_string(out.starts));
 }
 
 }  // namespace softgrad::detail

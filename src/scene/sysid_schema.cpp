@@ -167,6 +167,18 @@ constexpr KeySpec kSysIdKeys[] = {
      "[]",
      "recordings of variants of this scene, fitted together (softgrad sysid without --data), "
      "see /sysid/experiments/*"},
+    {"validation",
+     List,
+     "",
+     {},
+     "",
+     "[]",
+     "held-out recordings, entries as in experiments: never fitted; their marker error is "
+     "reported after every iteration and the estimate is the iterate where it is lowest (one "
+     "start)"},
+    {"patience", Integer, "", kNonNegative, "", "0",
+     "with validation: stop when its error has not improved for this many iterations (0: "
+     "never)"},
 };
 
 constexpr KeySpec kSysIdExperimentKeys[] = {

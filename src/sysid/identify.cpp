@@ -6,6 +6,8 @@
 #include <Eigen/Eigenvalues>
 #include <chrono>
 #include <cmath>
+#include <limits>
+#include <optional>
 #include <sstream>
 
 #include "element_adjacency.hpp"
@@ -144,9 +146,62 @@ void residual_stats(const Eigen::VectorXd& r, int n_obs, double& cost, double& r
   rms = std::sqrt(r.squaredNorm() / std::max(n_obs, 1));
 }
 
+// After every iteration, the held-out experiments' marker error at the current iterate
+// (SysIdReport::progress); keeps the iterate where it is lowest and ends the solve when it has
+// not improved for SysIdOptions::patience iterations. Needs update_state_every_iteration.
+class ValidationCallback final : public ceres::IterationCallback {
+ public:
+  ValidationCallback(ExperimentSet& held, const Parametrisation& map, const double* phi, int size,
+                     int fitted_observations, const SysIdOptions& options, SysIdReport& report)
+      : held_(held),
+        map_(map),
+        phi_(phi),
+        size_(size),
+        fitted_observations_(fitted_observations),
+        options_(options),
+        report_(report) {}
+
+  ceres::CallbackReturnType operator()(const ceres::IterationSummary& summary) override {
+    const Eigen::Map<const Eigen::VectorXd> current(phi_, size_);
+    double cost = 0.0, rms = std::numeric_limits<double>::quiet_NaN();
+    try {
+      held_.set(map_.theta(current));
+      residual_stats(held_.residuals(nullptr, options_.adjoint), held_.observations(), cost, rms);
+    } catch (const std::exception& e) {  // a held-out simulation that fails: no error to keep
+      log(LogLevel::Info, std::string("sysid: held-out evaluation failed: ") + e.what());
+    }
+    report_.simulations += held_.size();
+    report_.progress.push_back({summary.iteration,
+                                std::sqrt(2.0 * summary.cost / std::max(fitted_observations_, 1)),
+                                rms});
+    if (rms < best_rms_) {
+      best_rms_ = rms;
+      best_ = current;
+      report_.best_iteration = summary.iteration;
+    } else if (options_.patience > 0 && report_.best_iteration >= 0 &&
+               summary.iteration - report_.best_iteration >= options_.patience) {
+      report_.stopped_early = true;
+      return ceres::SOLVER_TERMINATE_SUCCESSFULLY;
+    }
+    return ceres::SOLVER_CONTINUE;
+  }
+  /// The iterate with the lowest held-out error (empty if none was finite).
+  const Eigen::VectorXd& best() const { return best_; }
+
+ private:
+  ExperimentSet& held_;
+  const Parametrisation& map_;
+  const double* phi_;
+  int size_, fitted_observations_;
+  const SysIdOptions& options_;
+  SysIdReport& report_;
+  Eigen::VectorXd best_;
+  double best_rms_ = std::numeric_limits<double>::infinity();
+};
+
 void solve_lm(ExperimentSet& experiments, const Parametrisation& map, const SysIdOptions& options,
               SysIdReport& report, Eigen::VectorXd& phi, Eigen::VectorXd& r_before,
-              Eigen::VectorXd& r_after) {
+              Eigen::VectorXd& r_after, ExperimentSet* validation) {
   SimulationCache cache(experiments, map, options, report);
   Eigen::Map<Eigen::VectorXd>(cache.phi(), phi.size()) = phi;
   // The residuals at the start come with the Jacobian that Ceres asks for first.
@@ -181,12 +236,20 @@ void solve_lm(ExperimentSet& experiments, const Parametrisation& map, const SysI
   sopt.minimizer_progress_to_stdout = options.verbose;
   StopCallback stop(options.stop);
   if (options.stop) sopt.callbacks.push_back(&stop);
+  std::optional<ValidationCallback> held;
+  if (validation) {
+    held.emplace(*validation, map, cache.phi(), P, experiments.observations(), options, report);
+    sopt.callbacks.push_back(&*held);
+    sopt.update_state_every_iteration = true;
+  }
   ceres::Solver::Summary summary;
   ceres::Solve(sopt, &problem, &summary);
   report.interrupted = stop.stopped;
   report.iterations = static_cast<int>(summary.iterations.size()) - 1;
   report.converged = summary.termination_type == ceres::CONVERGENCE;
   report.termination = summary.message;
+  if (held && held->best().size() == P)  // the estimate: the lowest held-out error
+    Eigen::Map<Eigen::VectorXd>(cache.phi(), P) = held->best();
   phi = Eigen::Map<Eigen::VectorXd>(cache.phi(), P);
   cache.evaluate();  // the solution: remembered from the solve
   if (!cache.ok()) throw InputError("sysid: the simulation fails at the solution");
@@ -274,7 +337,8 @@ class AdjointObjective final : public ceres::FirstOrderFunction {
 };
 
 void solve_lbfgs(ExperimentSet& experiments, const Parametrisation& map,
-                 const SysIdOptions& options, SysIdReport& report, Eigen::VectorXd& phi) {
+                 const SysIdOptions& options, SysIdReport& report, Eigen::VectorXd& phi,
+                 ExperimentSet* validation) {
   ceres::GradientProblem problem(new AdjointObjective(experiments, map, options, report));
   ceres::GradientProblemSolver::Options sopt;
   sopt.line_search_direction_type = ceres::LBFGS;
@@ -286,12 +350,20 @@ void solve_lbfgs(ExperimentSet& experiments, const Parametrisation& map,
   sopt.minimizer_progress_to_stdout = options.verbose;
   StopCallback stop(options.stop);
   if (options.stop) sopt.callbacks.push_back(&stop);
+  std::optional<ValidationCallback> held;
+  if (validation) {
+    held.emplace(*validation, map, phi.data(), static_cast<int>(phi.size()),
+                 experiments.observations(), options, report);
+    sopt.callbacks.push_back(&*held);
+    sopt.update_state_every_iteration = true;
+  }
   ceres::GradientProblemSolver::Summary summary;
   ceres::Solve(sopt, problem, phi.data(), &summary);
   report.interrupted = stop.stopped;
   report.iterations = static_cast<int>(summary.iterations.size()) - 1;
   report.converged = summary.termination_type == ceres::CONVERGENCE;
   report.termination = summary.message;
+  if (held && held->best().size() == phi.size()) phi = held->best();
 }
 
 }  // namespace
@@ -314,7 +386,8 @@ const char* to_string(RobustLoss loss) {
 
 namespace detail {
 
-SysIdReport identify_one(ExperimentSet& experiments, const SysIdOptions& options) {
+SysIdReport identify_one(ExperimentSet& experiments, const SysIdOptions& options,
+                         ExperimentSet* validation) {
   const auto t0 = std::chrono::steady_clock::now();
   const ParameterSet& params = experiments.params();
   SysIdReport report;
@@ -328,13 +401,13 @@ SysIdReport identify_one(ExperimentSet& experiments, const SysIdOptions& options
   Eigen::VectorXd phi = map.phi(report.initial);
   Eigen::VectorXd r0, r;
   if (options.method == SysIdMethod::LevenbergMarquardt) {
-    solve_lm(experiments, map, options, report, phi, r0, r);
+    solve_lm(experiments, map, options, report, phi, r0, r, validation);
     report.estimate = map.theta(phi);
     experiments.set(report.estimate);
   } else {
     r0 = experiments.residuals(nullptr, options.adjoint);
     report.simulations += experiments.size();
-    solve_lbfgs(experiments, map, options, report, phi);
+    solve_lbfgs(experiments, map, options, report, phi, validation);
     report.estimate = map.theta(phi);
     experiments.set(report.estimate);
     r = experiments.residuals(nullptr, options.adjoint);

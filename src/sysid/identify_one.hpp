@@ -7,7 +7,9 @@
 
 namespace softgrad::detail {
 
-/// identify() from one starting point: the first experiment's current values.
-SysIdReport identify_one(ExperimentSet& experiments, const SysIdOptions& options);
+/// identify() from one starting point: the first experiment's current values; `validation`
+/// (may be null): the held-out experiments of SysIdOptions::validation.
+SysIdReport identify_one(ExperimentSet& experiments, const SysIdOptions& options,
+                         ExperimentSet* validation = nullptr);
 
 }  // namespace softgrad::detail

@@ -124,8 +124,14 @@ SysIdReport identify(std::vector<SysIdExperiment>& experiments, const SysIdOptio
     // One fit: its experiments side by side.
     const TaskPool pool(options.threads);
     detail::ExperimentSet set(experiments, options.parameters, pool);
-    return detail::identify_one(set, options);
+    if (options.validation.empty()) return detail::identify_one(set, options);
+    std::vector<SysIdExperiment> held = options.validation;
+    detail::ExperimentSet validation(held, options.parameters, pool);
+    return detail::identify_one(set, options, &validation);
   }
+  if (!options.validation.empty())
+    throw InputError("sysid: held-out experiments (validation) go with one start, not " +
+                     std::to_string(options.starts));
   // Several starts side by side, each on a worker with its own copy of the experiments, run one
   // after another there; a start that fails costs +infinity.
   const TaskPool serial(1, false);

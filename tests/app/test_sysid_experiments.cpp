@@ -118,3 +118,68 @@ TEST_CASE("app/sysid: bad experiments are errors naming the experiment and the k
                        {"record", "--experiment", "2", "--out", dir.file("x.csv")}),
                  scene + ": no sysid experiment 2 (the scene lists 1 in /sysid/experiments)"));
 }
+
+TEST_CASE("app/sysid: held-out recordings are measured every iteration, never fitted") {
+  TempDir dir;
+  // Record both experiments of the two-experiment scene; the plucked one with E = 7e4 Pa, so
+  // that the held-out error is lowest before the fit reaches the fitted recording's 5e4.
+  json experiments = two_experiments();
+  experiments[1]["patch"]["bodies"] = json::parse(
+      R"([{"mesh": {"generator": "rectangle", "resolution": [6, 2], "size": [0.3, 0.05]},
+           "material": {"model": "neo_hookean", "youngs": 7e4, "poisson": 0.3}}])");
+  const fs::path recorder = beam_scene(dir, experiments);
+  for (int k : {0, 1}) {
+    const Outcome rec =
+        cli({"record", recorder.string(), "--experiment", std::to_string(k), "--out",
+             dir.file(k == 0 ? "released.csv" : "plucked.csv"), "--frame-rate", "50"});
+    REQUIRE_MESSAGE(rec.code == 0, rec.err);
+  }
+  json scene = read_json(recorder);
+  scene["sysid"]["experiments"] = json::array({experiments[0]});
+  scene["sysid"]["validation"] = json::array({experiments[1]});
+  scene["sysid"]["validation"][0]["patch"].erase("bodies");  // the fitted model, held out
+  scene["sysid"]["parameters"] = json::parse(R"([{"name": "youngs", "initial": 9e4}])");
+  scene["sysid"]["method"] = "lbfgs";
+  const fs::path file = dir.file("held_out.json");
+  write_text(file, scene.dump(2));
+
+  const fs::path out = dir.file("fit");
+  const Outcome fit = cli({"sysid", file.string(), "--out", out.string()});
+  REQUIRE_MESSAGE(fit.code == 0, fit.err);
+  CHECK_MESSAGE(contains(fit.out, "held-out rms error"), fit.out);
+  const json report = read_json(out / "report.json");
+  REQUIRE(report["data"] == dir.file("released.csv"));  // only the fitted recording
+  const json& progress = report["progress"];
+  REQUIRE(progress.size() >= 3);
+  CHECK(progress[0]["iteration"] == 0);
+  // The estimate is the iterate with the lowest held-out error: between 9e4 and the fitted
+  // recording's 5e4, nearer 7e4 than the fitted optimum would be.
+  const int best = report["best_iteration"];
+  double lowest = INFINITY;
+  for (const json& q : progress) lowest = std::min(lowest, q["validation_rms"].get<double>());
+  CHECK(progress[best]["validation_rms"].get<double>() == lowest);
+  CHECK(best < progress.back()["iteration"].get<int>());
+  const double E = report["parameters"][0]["estimate"];
+  CHECK(E > 5.5e4);
+  CHECK(E < 9e4);
+  CHECK(contains(read_text((out / "fit.svg").string()), "held-out recordings"));
+
+  // With patience 1 the fit stops one iteration after the held-out error last improved.
+  scene["sysid"]["patience"] = 1;
+  write_text(file, scene.dump(2));
+  const fs::path out2 = dir.file("fit2");
+  const Outcome early = cli({"sysid", file.string(), "--out", out2.string()});
+  REQUIRE_MESSAGE(early.code == 0, early.err);
+  const json stopped = read_json(out2 / "report.json");
+  CHECK(stopped["stopped_early"] == true);
+  CHECK(stopped["progress"].back()["iteration"].get<int>() ==
+        stopped["best_iteration"].get<int>() + 1);
+
+  // patience needs held-out recordings; held-out recordings need one start.
+  scene["sysid"].erase("validation");
+  write_text(file, scene.dump(2));
+  const Outcome bad = cli({"sysid", file.string(), "--out", dir.file("bad")});
+  CHECK(bad.code != 0);
+  CHECK_MESSAGE(contains(bad.err, "/sysid/patience: patience goes with held-out recordings"),
+                bad.err);
+}
