@@ -244,7 +244,8 @@ class NeuralModel final : public ElementModel<NeuralModel, 0> {
     const double dkappa = m.dkappa[0] * dp[0] + m.dkappa[1] * dp[1];
     const double ds = m.ds * dp[2];
     const int n = net_.n_weights();
-    std::vector<double> bar(n);
+    thread_local std::vector<double> bar;  // per thread, kept: no allocation per element
+    bar.resize(n);
     const double zero[3] = {0.0, 0.0, 0.0};
     double dgg[3];
     for (int k = 0; k < 3; ++k) {
