@@ -6,7 +6,9 @@
 /// adjoint solves H(x_{n+1}) lambda = xbar_{n+1} with the EXACT Hessian (not PSD-projected) and
 /// pulls lambda back through every input of the step: x_n, v_n (inertia and lagged terms), term
 /// parameters (their mixed products), and prescribed kinematic positions. No Newton iteration
-/// is differentiated; the cost is one factorisation (or one CG solve) per step.
+/// is differentiated; the cost is one linear solve per step: a factorisation, or CG (large
+/// systems with a direct solver: CG preconditioned by a factorisation kept from a later step,
+/// refactorised when CG slows).
 ///
 /// Accuracy: the gradient is exact up to the Newton tolerance tau (NewtonOptions::tolerance,
 /// relative to the model size) and the linear solver's tolerance. A converged step's residual
@@ -48,8 +50,11 @@ struct AdjointOptions {
 /// What the backward pass did, and whether its gradient can be trusted.
 struct AdjointReport {
   std::string backend;
-  int steps = 0;                         ///< steps linearised
-  long linear_iterations = 0;            ///< CG iterations summed (0 for direct solves)
+  int steps = 0;               ///< steps linearised
+  long linear_iterations = 0;  ///< CG iterations summed (0 for direct solves)
+  /// Hessians factorised (direct solvers): one per step, fewer where a factorisation is kept
+  /// across steps as CG's preconditioner (large systems; its CG iterations count above).
+  int factorizations = 0;
   std::vector<int> indefinite_steps;     ///< exact Hessian not positive definite (LU used)
   std::vector<int> unconverged_steps;    ///< forward steps whose Newton solve did not converge
   std::vector<int> unsolved_steps;       ///< steps whose adjoint linear solve did not converge

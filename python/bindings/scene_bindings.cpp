@@ -120,6 +120,7 @@ py::dict report_dict(const AdjointReport& r) {
   d["backend"] = r.backend;
   d["steps"] = r.steps;
   d["linear_iterations"] = r.linear_iterations;
+  d["factorizations"] = r.factorizations;
   d["worst_relative_residual"] = r.worst_relative_residual;
   d["indefinite_steps"] = r.indefinite_steps;
   d["unconverged_steps"] = r.unconverged_steps;

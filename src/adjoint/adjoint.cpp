@@ -222,7 +222,7 @@ GradientResult gradient(Simulator& sim, const Trajectory& traj, const Loss& loss
   note_unconverged(traj, report);
   report.trajectory_bytes = traj.stored_bytes();
 
-  StepLinearization lin(sim, options.linear);
+  StepLinearization lin(sim, options.linear, /*keep_factorizations=*/true);
   report.backend = lin.backend();
   Accumulators acc = make_accumulators(model, params, T);
   const std::vector<int>& kin = lin.kinematic_dofs();
@@ -325,6 +325,7 @@ GradientResult gradient(Simulator& sim, const Trajectory& traj, const Loss& loss
     report.warnings.push_back(os.str());
     log(LogLevel::Warn, "adjoint: " + os.str());
   }
+  report.factorizations = lin.factorizations();
   result.gradient = assemble_gradient(model, params, acc, traj.rollout().initial, xbar, vbar);
   report.backward_seconds = seconds_since(t_start);
   report.peak_rss_bytes = peak_rss_bytes();

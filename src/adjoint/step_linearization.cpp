@@ -2,10 +2,12 @@
 
 #include "../integrator/simulator_impl.hpp"
 #include "softgrad/errors.hpp"
+#include "solvers/cg.hpp"
 
 namespace softgrad {
 
-StepLinearization::StepLinearization(Simulator& sim, const LinearSolverOptions& options)
+StepLinearization::StepLinearization(Simulator& sim, const LinearSolverOptions& options,
+                                     bool keep_factorizations)
     : sim_(sim), impl_(*sim.impl_), options_(options) {
   if (options_.kind.empty()) {
     options_.kind = sim.options().linear.kind;
@@ -17,13 +19,19 @@ StepLinearization::StepLinearization(Simulator& sim, const LinearSolverOptions& 
         CgOptions{options_.rel_tol, options_.abs_tol, options_.max_iterations});
   } else if (impl_.linear && options_.kind == sim.options().linear.kind &&
              options_.preconditioner == sim.options().linear.preconditioner &&
-             options_.kind == "cholmod") {
+             options_.kind == "cholmod" && !keep_factorizations) {
     solver_ = impl_.linear.get();  // the forward solve's symbolic analysis, reused
   } else {
+    // Kept factorisations need a solver of their own: recomputed forward steps (checkpoints)
+    // factorise in the simulator's.
     own_solver_ = make_linear_solver(options_);
     own_solver_->analyze(impl_.phi->matrix());
     solver_ = own_solver_.get();
+    reuse_ = keep_factorizations && solver_->is_direct();
   }
+  // Kept only where a factorisation costs many solves: small systems factorise every step, as
+  // cheaply, and their gradients keep the direct solve's accuracy.
+  if (reuse_) reuse_ = solver_->factorization_cost_in_solves() >= kMinReuseCost;
 }
 
 StepLinearization::~StepLinearization() = default;
@@ -50,20 +58,73 @@ void StepLinearization::linearize(const State& prev, const Eigen::VectorXd& x, b
                         &v_prev_, statics ? 0 : prev.step,        &adaptive_};
   impl_.phi->begin(ctx, statics ? x_prev_ : Eigen::VectorXd(x_prev_ + dt * v_prev_), parameters);
   indefinite_ = false;
+  step_ = prev.step;
   if (matrix_free_) return;  // Hessian-vector products at solve time
   impl_.phi->hessian(x_, /*project=*/false);
+  stale_ = reuse_ && have_factor_ && !refactor_;
+  if (!stale_) factorize_exact(prev.step);
+}
+
+void StepLinearization::factorize_exact(int step) {
+  stale_ = false;
+  refactor_ = false;
+  have_factor_ = false;
+  ++factorizations_;
   const LinearSolveReport r = solver_->factorize(impl_.phi->matrix());
   if (r.status == LinearSolveReport::Status::NotPositiveDefinite) {
     indefinite_ = true;
     lu_.compute(impl_.phi->matrix());
     if (lu_.info() != Eigen::Success)
-      throw ConvergenceError("the exact Hessian at step " + std::to_string(prev.step) +
+      throw ConvergenceError("the exact Hessian at step " + std::to_string(step) +
                              " is singular: the solution is not an isolated minimum, so its "
                              "gradient does not exist");
   } else if (!r.ok()) {
-    throw ConvergenceError("adjoint: factorising the Hessian at step " + std::to_string(prev.step) +
+    throw ConvergenceError("adjoint: factorising the Hessian at step " + std::to_string(step) +
                            " failed: " + r.message);
+  } else {
+    have_factor_ = true;
   }
+}
+
+int StepLinearization::reuse_iterations() const {
+  // CHOLMOD's flop ratio overstates a factorisation's time in solves about 8x (BLAS-3
+  // factorisation, memory-bound solves: 88 against 11 measured on the peer beam at 10k tets),
+  // where limits of 8-12 iterations were fastest (backward 0.44-0.45x the forward, 0.74x
+  // factorising every step).
+  return std::max(kMinReuseIterations,
+                  static_cast<int>(solver_->factorization_cost_in_solves() / 8.0));
+}
+
+namespace {
+/// M^-1 = a kept factorisation's solve. A failed solve (never expected of a factor that once
+/// succeeded) marks `failed` and leaves z = r, so CG goes on and the caller refactorises.
+struct FactorPreconditioner {
+  LinearSolver& solver;
+  bool& failed;
+  void apply(const Eigen::VectorXd& r, Eigen::VectorXd& z) const {
+    if (!solver.solve_unmeasured(r, z).ok() || !z.allFinite()) {
+      failed = true;
+      z = r;
+    }
+  }
+};
+}  // namespace
+
+bool StepLinearization::solve_with_kept_factor(const Eigen::VectorXd& b, Eigen::VectorXd& lambda,
+                                               RecycledGuess* recycled, LinearSolveReport& r) {
+  assembled_.set(impl_.phi->matrix());  // the pattern may change (contact): analysed anew
+  if (lambda.size() != b.size()) lambda.setZero(b.size());
+  for (int i : kinematic_dofs()) lambda[i] = 0.0;
+  if (recycled) recycled->guess(assembled_, b, lambda);
+  bool failed = false;
+  const FactorPreconditioner factor{*solver_, failed};
+  resize_cg_scratch(cg_, b.size());
+  const int reuse = reuse_iterations();
+  r = conjugate_gradient(assembled_, factor, b, lambda, cg_,
+                         CgOptions{options_.rel_tol, options_.abs_tol, 2 * reuse});
+  if (failed || !r.ok()) return false;
+  refactor_ = r.iterations > reuse;
+  return true;
 }
 
 LinearSolveReport StepLinearization::solve(const Eigen::VectorXd& rhs, Eigen::VectorXd& lambda,
@@ -71,7 +132,15 @@ LinearSolveReport StepLinearization::solve(const Eigen::VectorXd& rhs, Eigen::Ve
   Eigen::VectorXd b = rhs;
   for (int i : kinematic_dofs()) b[i] = 0.0;
   LinearSolveReport r;
-  if (indefinite_) {
+  int kept_factor_iterations = 0;
+  if (stale_ && !solve_with_kept_factor(b, lambda, recycled, r)) {
+    kept_factor_iterations = r.iterations;
+    factorize_exact(step_);  // the kept factor no longer serves: this step's own
+    r = LinearSolveReport{};
+  }
+  if (stale_) {
+    // solved by CG on the kept factor
+  } else if (indefinite_) {
     lambda = lu_.solve(b);
     r.status = LinearSolveReport::Status::Converged;
   } else if (matrix_free_) {
@@ -104,6 +173,7 @@ LinearSolveReport StepLinearization::solve(const Eigen::VectorXd& rhs, Eigen::Ve
     }
     r = solver_->solve(b, lambda);
   }
+  r.iterations += kept_factor_iterations;
   for (int i : kinematic_dofs()) lambda[i] = 0.0;
   if (recycled && r.ok()) recycled->add(lambda);
   return r;

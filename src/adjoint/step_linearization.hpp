@@ -21,21 +21,30 @@ namespace softgrad {
 class StepLinearization {
  public:
   /// Uses the simulator's potential and assembler (pattern analysed once), and its linear
-  /// solver when `options` asks for the same kind.
-  StepLinearization(Simulator& sim, const LinearSolverOptions& options);
+  /// solver when `options` asks for the same kind. With `keep_factorizations` (the adjoint: one
+  /// right-hand side per step), a direct solver of its own keeps factorisations across steps.
+  StepLinearization(Simulator& sim, const LinearSolverOptions& options,
+                    bool keep_factorizations = false);
   ~StepLinearization();
 
   std::string backend() const;
 
   /// Linearises the step prev -> x (dynamic), or the equilibrium x at prev.t (statics), with the
   /// rollout's parameter values (which must outlive the linearisation's use).
-  /// Factorises the exact Hessian; if it is not positive definite, falls back to sparse LU
-  /// and indefinite() says so.
+  /// Assembles the exact Hessian. A direct solver factorises it, unless the factorisation of an
+  /// earlier step is kept (see solve()); if it is not positive definite, the step falls back to
+  /// sparse LU and indefinite() says so.
   void linearize(const State& prev, const Eigen::VectorXd& x, bool statics,
                  const TermParameters& parameters);
   bool indefinite() const { return indefinite_; }
 
   /// lambda = H^-1 rhs on the free dofs, 0 on the kinematic ones (rhs there is ignored).
+  /// With a direct solver, a factorisation kept from an earlier step preconditions CG on this
+  /// step's Hessian (to the options' rel_tol): the Hessians of neighbouring steps differ by one
+  /// step's motion, so a few CG iterations, each one solve with the kept factor, replace a new
+  /// factorisation (peer beam at 10k tets: ~11 solves' worth). When CG takes more than
+  /// max(kMinReuseIterations, cost / 8) iterations, cost the factorisation's in solves, the
+  /// next step factorises again; when it fails to converge within twice that, this step does.
   /// lambda is the warm start of the CG backends; with `recycled`, the CG backends start from
   /// its projection (the kept solutions and lambda), and the solution is kept there. Returns the
   /// linear solver's report.
@@ -57,7 +66,20 @@ class StepLinearization {
 
   const std::vector<int>& kinematic_dofs() const;
 
+  /// The fewest CG iterations a kept factorisation is allowed before it is replaced.
+  static constexpr int kMinReuseIterations = 4;
+  /// Factorisations are kept across steps only where one costs at least this many solves
+  /// (LinearSolver::factorization_cost_in_solves: the peer beam 38 at 2.5k tets, 88 at 10k).
+  static constexpr double kMinReuseCost = 32.0;
+  /// Factorisations this linearisation has computed (for reports and tests).
+  int factorizations() const { return factorizations_; }
+
  private:
+  void factorize_exact(int step);
+  bool solve_with_kept_factor(const Eigen::VectorXd& b, Eigen::VectorXd& lambda,
+                              RecycledGuess* recycled, LinearSolveReport& r);
+  int reuse_iterations() const;
+
   Simulator& sim_;
   Simulator::Impl& impl_;
   LinearSolverOptions options_;
@@ -67,6 +89,13 @@ class StepLinearization {
   SparseMatrixOperator assembled_;  ///< the factorised matrix, for recycled guesses
   Eigen::SparseLU<SparseMatrix> lu_;
   bool indefinite_ = false;
+  bool reuse_ = false;        ///< a direct solver of its own, whose factorisation steps may share
+  bool have_factor_ = false;  ///< the solver holds a factorisation of an exact Hessian
+  bool stale_ = false;        ///< ... of an earlier step's Hessian, not this one's
+  bool refactor_ = false;     ///< the last solve with the kept factor was slow: factorise next time
+  int step_ = 0;
+  int factorizations_ = 0;
+  CgScratch<Eigen::VectorXd> cg_;
   bool statics_ = false;
   double dt_ = 0.0;
   Eigen::VectorXd x_;

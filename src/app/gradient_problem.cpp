@@ -192,6 +192,8 @@ std::string adjoint_report_text(const GradientRun& run) {
   std::ostringstream os;
   os << "adjoint: " << r.backend << ", " << r.steps << (r.steps == 1 ? " step" : " steps");
   if (r.linear_iterations > 0) os << ", " << r.linear_iterations << " CG iterations";
+  if (r.factorizations > 0 && r.factorizations < r.steps)
+    os << ", " << r.factorizations << " factorisations (kept across steps)";
   os << "\n  time:   backward " << number("%.3g", r.backward_seconds) << " s";
   if (r.recomputed_steps > 0) {
     os << " (recomputing " << r.recomputed_steps
@@ -236,6 +238,7 @@ nlohmann::ordered_json gradient_json(const GradientProblem& p, const GradientRun
            {{"backend", r.backend},
             {"steps", r.steps},
             {"linear_iterations", r.linear_iterations},
+            {"factorizations", r.factorizations},
             {"checkpoint_every", run.checkpoint_every},
             {"forward_seconds", run.forward_seconds},
             {"backward_seconds", r.backward_seconds},

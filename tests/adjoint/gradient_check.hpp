@@ -5,6 +5,7 @@
 #include <doctest/doctest.h>
 
 #include <Eigen/Core>
+#include <array>
 #include <memory>
 #include <random>
 
@@ -23,13 +24,16 @@ struct Problem {
   std::vector<int> tip;  ///< vertices at the free end
 };
 
+/// `cells`: the 3D box's cells along x, y, z.
 inline Problem cantilever_problem(int dim, int steps, const std::string& solver = "cholmod",
-                                  double tolerance = 1e-12) {
+                                  double tolerance = 1e-12,
+                                  const std::array<int, 3>& cells = {4, 1, 1}) {
   Problem p;
   if (dim == 2) {
     p.model = rectangle_model("neo_hookean", 5e4, 0.3, 1000.0, {6, 2}, {0.3, 0.1});
   } else {
-    p.model = box_model("neo_hookean", 5e4, 0.3, 1000.0, {4, 1, 1}, {0.3, 0.1, 0.1});
+    p.model =
+        box_model("neo_hookean", 5e4, 0.3, 1000.0, {cells[0], cells[1], cells[2]}, {0.3, 0.1, 0.1});
   }
   Model& m = *p.model;
   fix_vertices(m, vertices_at(m, 0, 0.0), "clamp");
