@@ -289,7 +289,8 @@ json merge_and_summarise(const AdjointBenchOptions& o, const json& previous, jso
                          const json& invocation) {
   json j;
   j["benchmark"] = "adjoint_cantilever";
-  j["machine"] = {{"cores", std::thread::hardware_concurrency()}, {"cpu", cpu_model()}};
+  j["machine"] = machine_info();
+  j["machine"]["cores"] = std::thread::hardware_concurrency();
   j["omp_wait_policy"] = softgrad::openmp_wait_policy();
   j["problem"] = problem(o);
   j["invocations"] = json::array();

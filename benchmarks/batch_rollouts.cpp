@@ -215,6 +215,7 @@ int main(int argc, char** argv) {
                     {"creature", "quadruped_2d"},
                     {"cpu", bench::cpu_model()},
                     {"hardware_threads", std::thread::hardware_concurrency()},
+                    {"machine", bench::machine_info()},
                     {"newton_tolerance", 1e-7},
                     {"repeats", repeats},
                     {"bitwise_equal_to_serial", identical},

@@ -205,10 +205,10 @@ int run_all(const SolverBenchOptions& o) {
 
   json j;
   j["benchmark"] = "cantilever_solvers";
-  j["machine"] = {{"cores", cores},
-                  {"cpu", cpu_model()},
-                  {"load_average_at_start", load0},
-                  {"load_average_at_end", load1}};
+  j["machine"] = machine_info();
+  j["machine"]["cores"] = cores;
+  j["machine"]["load_average_at_start"] = load0;
+  j["machine"]["load_average_at_end"] = load1;
   j["threads"] = o.threads;
   j["omp_wait_policy"] = softgrad::openmp_wait_policy();
   j["steps"] = o.steps;

@@ -25,6 +25,8 @@
 #include <string>
 #include <vector>
 
+#include "machine_info.hpp"
+
 namespace softgrad::bench {
 
 /// The 1, 5 and 15 minute load averages (-1 where unknown).
@@ -42,14 +44,6 @@ inline double proc_status_mb(const char* field) {
   for (std::string line; std::getline(in, line);)
     if (line.rfind(key, 0) == 0) return std::atof(line.c_str() + key.size()) / 1024.0;
   return -1.0;
-}
-
-/// The CPU model name from /proc/cpuinfo.
-inline std::string cpu_model() {
-  std::ifstream in("/proc/cpuinfo");
-  for (std::string line; std::getline(in, line);)
-    if (line.rfind("model name", 0) == 0) return line.substr(line.find(':') + 2);
-  return "unknown";
 }
 
 /// The path of the running executable. @throws std::runtime_error if unreadable.

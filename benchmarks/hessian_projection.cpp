@@ -229,17 +229,16 @@ int main(int argc, char** argv) {
     omp_set_num_threads(1);
     nlohmann::json results = nlohmann::json::array();
     for (const auto& material : o.materials) results.push_back(run_material(o, material));
-    const nlohmann::json out = {
-        {"machine", {{"cores", std::thread::hardware_concurrency()}, {"cpu", cpu_model()}}},
-        {"size", o.size},
-        {"youngs", o.youngs},
-        {"poisson", 0.3},
-        {"dt", 0.01},
-        {"threads", 1},
-        {"clock", "thread_cpu_time"},
-        {"repetitions", o.reps},
-        {"ratio", "median of the ratios of neighbouring runs"},
-        {"results", results}};
+    const nlohmann::json out = {{"machine", machine_info()},
+                                {"size", o.size},
+                                {"youngs", o.youngs},
+                                {"poisson", 0.3},
+                                {"dt", 0.01},
+                                {"threads", 1},
+                                {"clock", "thread_cpu_time"},
+                                {"repetitions", o.reps},
+                                {"ratio", "median of the ratios of neighbouring runs"},
+                                {"results", results}};
     std::ofstream(o.out) << out.dump(2) << "\n";
     std::printf("wrote %s\n", o.out.c_str());
     return 0;

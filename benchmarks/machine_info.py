@@ -1,5 +1,7 @@
-"""What the benchmarks record about the machine they ran on."""
+"""What the benchmarks record about the machine and the build they ran on (issue 49, item 6):
+the CPU, its hardware threads, softgrad's compiler and the BLAS library the process loaded."""
 
+import os
 import platform
 
 
@@ -13,3 +15,35 @@ def cpu_name():
     except OSError:
         pass
     return platform.processor() or "unknown"
+
+
+def blas_libraries():
+    """The BLAS libraries mapped into this process, Debian's alternatives resolved (the real
+    files, e.g. 'openblas-pthread/libblas.so.3'), comma-separated; call after importing the
+    modules that load it (softgrad's CHOLMOD, numpy, torch)."""
+    found = set()
+    try:
+        with open("/proc/self/maps") as f:
+            for line in f:
+                path = line[line.find("/"):].strip() if "/" in line else ""
+                name = os.path.basename(path)
+                if "blas" in name or "mkl" in name:
+                    found.add(os.path.join(os.path.basename(os.path.dirname(path)), name))
+    except OSError:
+        return "unknown"
+    return ", ".join(sorted(found)) or "none loaded"
+
+
+def machine():
+    """{cpu, hardware_threads, compiler, blas, python} with softgrad's build_info() when
+    softgrad is imported."""
+    out = {"cpu": cpu_name(), "hardware_threads": os.cpu_count(),
+           "python": platform.python_version()}
+    try:
+        import softgrad
+        out["softgrad_build"] = softgrad.build_info()
+        out["compiler"] = out["softgrad_build"]["compiler"]
+    except (ImportError, AttributeError):
+        out["compiler"] = "unknown (softgrad not importable)"
+    out["blas"] = blas_libraries()
+    return out

@@ -74,17 +74,6 @@ Options parse_options(int argc, char** argv) {
   return o;
 }
 
-/// The compiler and its version.
-std::string compiler() {
-#if defined(__clang__)
-  return std::string("clang ") + __clang_version__;
-#elif defined(__GNUC__)
-  return std::string("gcc ") + __VERSION__;
-#else
-  return "unknown";
-#endif
-}
-
 /// The widest x86 vector instruction set the build may use.
 std::string simd() {
 #if defined(__AVX512F__)
@@ -145,11 +134,10 @@ void print_table(const std::vector<Result>& results, int n_elems) {
 /// @throws std::runtime_error if opt.out cannot be written.
 void write_json(const std::vector<Result>& results, const Options& opt, int cores) {
   nlohmann::ordered_json j;
-  j["machine"] = {{"cores", cores},
-                  {"cpu", cpu_model()},
-                  {"compiler", compiler()},
-                  {"build", SOFTGRAD_BENCH_BUILD},
-                  {"simd", simd()}};
+  j["machine"] = machine_info();
+  j["machine"]["cores"] = cores;
+  j["machine"]["build"] = SOFTGRAD_BENCH_BUILD;
+  j["machine"]["simd"] = simd();
   j["n_elems"] = opt.n_elems;
   j["threads"] = opt.threads;
   j["max_repetitions"] = opt.reps;

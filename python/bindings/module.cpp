@@ -1,7 +1,11 @@
 // The _softgrad extension module: softgrad's C++ objects for Python (the package `softgrad`
 // re-exports them). Errors: InputError -> ValueError, ConvergenceError ->
 // softgrad.ConvergenceError (a RuntimeError with .step and .residual).
+#include <omp.h>
 #include <pybind11/stl.h>
+
+#include <Eigen/Core>
+#include <string>
 
 #include "bindings.hpp"
 #include "handles.hpp"
@@ -12,6 +16,14 @@
 #include "softgrad/scene.hpp"
 
 namespace py = pybind11;
+
+namespace {
+#ifdef NDEBUG
+constexpr bool kOptimised = true;
+#else
+constexpr bool kOptimised = false;
+#endif
+}  // namespace
 
 PYBIND11_MODULE(_softgrad, m) {
   using namespace softgrad;
@@ -90,6 +102,24 @@ PYBIND11_MODULE(_softgrad, m) {
       "examples/plugin) and returns the names of the materials it registered; a second call "
       "with the same file does nothing. Refused, before any of its code runs, when the file is "
       "writable by other users or another user's, or is not a softgrad plugin.");
+  m.def(
+      "build_info",
+      [] {
+#if defined(__clang__)
+        const std::string compiler = std::string("clang ") + __clang_version__;
+#elif defined(__GNUC__)
+        const std::string compiler = std::string("gcc ") + __VERSION__;
+#else
+        const std::string compiler = "unknown";
+#endif
+        return py::dict(py::arg("version") = SOFTGRAD_VERSION, py::arg("compiler") = compiler,
+                        py::arg("eigen") = std::to_string(EIGEN_WORLD_VERSION) + "." +
+                                           std::to_string(EIGEN_MAJOR_VERSION) + "." +
+                                           std::to_string(EIGEN_MINOR_VERSION),
+                        py::arg("openmp") = _OPENMP, py::arg("optimised") = kOptimised);
+      },
+      "How this softgrad was built: version, compiler, Eigen, OpenMP (its date) and whether "
+      "assertions are compiled out (optimised). Benchmarks record it with the CPU and the BLAS.");
   m.def("scene_reference", &scene_reference,
         "Every scene key with its type, unit, range, default and meaning (`softgrad scene-help`).");
 }

@@ -44,6 +44,7 @@ from ._softgrad import (  # noqa: E402, F401
     Scene,
     Trajectory,
     __version__,
+    build_info,
     load_plugin,
     materials,
     scene_reference,
@@ -59,7 +60,7 @@ Trajectory.joint.__qualname__ = "Trajectory.joint"
 
 __all__ = ["ConvergenceError", "GradientWarning", "RigidBody", "Rollout", "Run", "Scene",
            "Trajectory",
-           "__version__", "compare", "load", "load_plugin", "materials", "scene_reference",
+           "__version__", "build_info", "compare", "load", "load_plugin", "materials", "scene_reference",
            "sysid", "train"]
 
 

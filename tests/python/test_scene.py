@@ -268,3 +268,12 @@ def test_cotangents_give_the_same_gradient_by_tangent_and_adjoint():
     by_tangent_value, by_tangent = scene.tangent(rollout, ["youngs", "v0"], loss=cotangents)
     assert by_tangent_value == pytest.approx(value, rel=1e-12)
     assert np.allclose(by_tangent, grad, rtol=1e-7, atol=1e-12 * np.abs(grad).max())
+
+
+def test_build_info_names_the_version_and_the_compiler():
+    info = softgrad.build_info()
+    assert info["version"] == softgrad.__version__
+    assert info["compiler"].split()[0] in ("gcc", "clang")
+    assert [int(p) for p in info["eigen"].split(".")] >= [3, 4, 0]
+    assert info["openmp"] >= 201511  # OpenMP 4.5
+    assert isinstance(info["optimised"], bool)
