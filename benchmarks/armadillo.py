@@ -24,7 +24,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 SCENE = os.path.join(ROOT, "scenes", "armadillo.json")
 sys.path.insert(0, HERE)
-from machine_info import cpu_name  # noqa: E402
+from machine_info import cpu_name, machine  # noqa: E402
 
 
 def run(exe, scene_file, out, threads, steps=None, every=None):
@@ -65,7 +65,8 @@ def main(argv=None):
     scene["bodies"][0]["mesh"]["file"] = os.path.join(ROOT, "scenes",
                                                       scene["bodies"][0]["mesh"]["file"])
     result = {"benchmark": "armadillo", "command": "/usr/bin/python3 benchmarks/armadillo.py",
-              "cpu": cpu_name(), "cores": os.cpu_count(), "threads": args.threads}
+              "cpu": cpu_name(), "machine": machine(), "cores": os.cpu_count(),
+              "threads": args.threads}
     with tempfile.TemporaryDirectory() as tmp:
         summary, wall, code, peak_kb = run(args.exe, SCENE, os.path.join(tmp, "shipped"),
                                            args.threads)

@@ -24,7 +24,7 @@ import subprocess
 import tempfile
 import time
 
-from machine_info import cpu_name
+from machine_info import cpu_name, machine
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SPEEDS = (2.0, 20.0, 200.0, 2000.0)
@@ -88,7 +88,7 @@ def main():
     parser.add_argument("--out", default=os.path.join(ROOT, "benchmarks", "results",
                                                       "contact_cliffs.json"))
     args = parser.parse_args()
-    result = {"benchmark": "contact_cliffs", "cpu": cpu_name(), "threads": 1,
+    result = {"benchmark": "contact_cliffs", "cpu": cpu_name(), "machine": machine(), "threads": 1,
               "this_build": measure(args.exe)}
     if args.base_exe:
         result["base_build"] = measure(args.base_exe)

@@ -31,7 +31,7 @@ import softgrad
 import softgrad.torch
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from machine_info import cpu_name  # noqa: E402
+from machine_info import cpu_name, machine  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 TRUTH = {"model": "yeoh", "c1": 1.5e4, "c2": 2.0e4, "c3": 1.5e4, "kappa": 3e5}
@@ -272,7 +272,7 @@ def main(argv=None):
     best_analytic = np.nanmin([results[k]["rms_m"][TEST] for k in ("neo_hookean", "mooney_rivlin")])
     report = {
         "benchmark": "neural_material",
-        "cpu": cpu_name(),
+        "cpu": cpu_name(), "machine": machine(),
         "quick": args.quick,
         "truth": TRUTH,
         "loadings_n_per_vertex_at_4_end_vertices": LOADINGS,

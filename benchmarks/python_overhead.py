@@ -29,7 +29,7 @@ import softgrad.torch as sgt
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from machine_info import cpu_name  # noqa: E402
+from machine_info import cpu_name, machine  # noqa: E402
 
 
 def closed_loop(rounds, tries, steps):
@@ -103,7 +103,7 @@ def main():
                                                  "python_overhead.json"))
     args = p.parse_args()
     torch.set_num_threads(1)
-    results = {"cpu": cpu_name(), "rounds": args.rounds, "tries": args.tries,
+    results = {"cpu": cpu_name(), "machine": machine(), "rounds": args.rounds, "tries": args.tries,
                "runs": [closed_loop(args.rounds, args.tries, args.steps),
                         layer_call(args.rounds, args.tries)]}
     for r in results["runs"]:

@@ -23,7 +23,7 @@ import sys
 import tempfile
 import time
 
-from machine_info import cpu_name
+from machine_info import cpu_name, machine
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 CUDA_NAMES = ("libcuda", "libcudart", "libcublas", "libcusparse", "libsoftgrad_cuda")
@@ -96,7 +96,7 @@ def main():
         env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
     with tempfile.TemporaryDirectory() as out:
         result = {
-            "cpu": cpu_name(), "cores": os.cpu_count(),
+            "cpu": cpu_name(), "machine": machine(), "cores": os.cpu_count(),
             "help": measure([program, "--help"], args.repeats),
             "python_bare": measure([python, "-c", "pass"], args.repeats, env),
             "import": measure([python, "-c", "import softgrad"], args.repeats, env),

@@ -25,7 +25,7 @@ import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from machine_info import cpu_name  # noqa: E402
+from machine_info import cpu_name, machine  # noqa: E402
 
 BATCHES = (1, 2, 8, 32)
 SCENES = ("biped_2d", "quadruped_3d")
@@ -122,7 +122,8 @@ def main():
         json.dump(measure(args.worker, args.rounds, args.tries, args.steps, batches,
                           args.scenes.split(",")), sys.stdout)
         return
-    results = {"benchmark": "torch_batch", "cpu": cpu_name(), "hardware_threads": os.cpu_count(),
+    results = {"benchmark": "torch_batch", "cpu": cpu_name(), "machine": machine(),
+               "hardware_threads": os.cpu_count(),
                "rounds": args.rounds, "tries": args.tries, "target": {"ratio": 1.7, "batch": 8,
                                                                       "threads": 2}, "runs": []}
     for threads in [int(t) for t in args.threads.split(",")]:
