@@ -7,6 +7,7 @@
 
 #include "../io/input_file.hpp"
 #include "plausibility.hpp"
+#include "scene_tables.hpp"
 #include "softgrad/errors.hpp"
 #include "softgrad/io.hpp"
 #include "softgrad/log.hpp"
@@ -139,7 +140,9 @@ std::vector<KeySpec> material_keys(const MaterialModel& model, bool mappable) {
   }
   for (const KeySpec& k : schema::material.keys.subspan(1)) {
     const auto same = [&](const KeySpec& s) { return std::string(s.key) == k.key; };
-    if (std::string(k.key) == "network" || std::string(k.key) == "hidden") {
+    if (std::string(k.key) == "fields") {
+      keys.push_back(k);  // read after the body is added (read_material_fields)
+    } else if (std::string(k.key) == "network" || std::string(k.key) == "hidden") {
       if (model.name() == "neural") keys.push_back(k);
     } else if (mappable && std::none_of(keys.begin(), keys.end(), same)) {
       keys.push_back(k);
@@ -227,7 +230,7 @@ std::pair<std::shared_ptr<const MaterialModel>, std::vector<double>> read_materi
   };
   const bool all_native = std::all_of(j.items().begin(), j.items().end(), [&](const auto& item) {
     return item.key() == "model" || item.key() == "network" || item.key() == "hidden" ||
-           native(item.key());
+           item.key() == "fields" || native(item.key());
   });
   std::vector<double> params;
   if (all_native) {
@@ -287,6 +290,9 @@ void add_scene_body(const Source& src, const Json& j, int index, Model& model,
   } catch (const InputError& e) {
     b.fail_here(e.what());
   }
+  if (b.at("material").contains("fields"))
+    read_material_fields(src, b.at("material"), b.path("material"), model);
+  if (b.has("vertex_masses")) read_vertex_masses(b, model);
 }
 
 }  // namespace softgrad::detail

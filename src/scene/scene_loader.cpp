@@ -20,6 +20,7 @@
 #include "rollout.hpp"
 #include "scene_loss.hpp"
 #include "scene_sysid.hpp"
+#include "scene_tables.hpp"
 #include "schema.hpp"
 #include "softgrad/errors.hpp"
 #include "softgrad/log.hpp"
@@ -215,10 +216,12 @@ void add_loads(const ObjectReader& top, Eigen::VectorXd g, int n_steps, Model& m
     const bool on_region = type != "body";
     for (const auto& [key, wanted] :
          {std::pair{"region", on_region}, std::pair{"force", type == "point"},
-          std::pair{"acceleration", !on_region}}) {
+          std::pair{"acceleration", !on_region}, std::pair{"file", false}}) {
       if (wanted && !force.has(key))
         force.fail(key, "missing key '" + std::string(key) + "', required for type '" + type + "'");
-      if (!wanted && force.has(key) && !(type == "steps" && std::string(key) == "force"))
+      const bool optional =
+          type == "steps" && (key == std::string("force") || key == std::string("file"));
+      if (!wanted && force.has(key) && !optional)
         force.fail(key, "'" + std::string(key) + "' does not apply to type '" + type + "'");
     }
     if (type == "body") {
@@ -242,9 +245,7 @@ void add_loads(const ObjectReader& top, Eigen::VectorXd g, int n_steps, Model& m
       } catch (const InputError& e) {
         force.fail_here(e.what());
       }
-      for (int n = 0; n < n_steps; ++n)
-        for (size_t d = 0; d < vertices.size(); ++d)
-          values.insert(values.end(), per_vertex.data(), per_vertex.data() + model.dim);
+      values = step_force_values(force, n_steps, dofs.size(), per_vertex);
       add_step_forces(model, "forces:" + std::to_string(i), std::move(dofs), n_steps,
                       std::move(values));
       continue;

@@ -192,6 +192,15 @@ constexpr KeySpec kBodyKeys[] = {
     {"mesh", Object, "", {}, "", nullptr, "the rest mesh, see /bodies/*/mesh"},
     {"material", Object, "", {}, "", nullptr, "the material, see /bodies/*/material"},
     {"density", Number, "kg/m^3", kPositive, "", "1000", "mass density (kg/m^2 in 2D)"},
+    {"vertex_masses",
+     String,
+     "kg",
+     {},
+     "",
+     "",
+     "a file of one mass per vertex (.npy, or text such as .csv; relative to the scene's "
+     "folder) that replaces the lumped masses (each element's density x volume split equally "
+     "among its vertices)"},
 };
 
 constexpr KeySpec kMeshKeys[] = {
@@ -247,6 +256,15 @@ constexpr KeySpec kMaterialKeys[] = {
      "",
      "model \"neural\" only: its file (architecture and parameters, relative to the scene's "
      "folder); the material's keys override the file's"},
+    {"fields",
+     Object,
+     "",
+     {},
+     "",
+     "",
+     "per-element values from files, {\"KEY\": FILE, ...}: for any of the model's own keys, or "
+     "youngs and poisson where it maps them; one value per element in mesh order (.npy, or "
+     "text such as .csv; relative to the scene's folder), in place of the key's value"},
     {"hidden", Integers, "", kAtLeastOne, "", "[8, 8]",
      "model \"neural\" only, without network: the hidden layer widths of a new network, at "
      "its fixed start (what training begins from)"},
@@ -322,6 +340,15 @@ constexpr KeySpec kForceKeys[] = {
      "force on each selected vertex (point: required; steps: every step's initial value, default "
      "0)"},
     {"acceleration", Vector, "m/s^2", kAnyNumber, "", "", "added to gravity (body only)"},
+    {"file",
+     String,
+     "",
+     {},
+     "",
+     "",
+     "steps only, instead of force: the forces of every step from a file (.npy, or text such "
+     "as .csv; relative to the scene's folder), steps x vertices x dim values in that order: "
+     "the region's vertices in ascending index; a single step's worth applies to every step"},
 };
 
 constexpr KeySpec kInitialKeys[] = {
