@@ -287,8 +287,8 @@ def peer_pytorch():
     p = d["problem"]
     rows = [f"A {' x '.join(f'{v:g}' for v in p['beam_m'])} m beam clamped at x = 0 bending under "
             f"gravity ({p['material']}, E = {p['youngs_pa']:.0e} Pa, nu = {p['poisson']}, "
-            f"dt = {p['dt_s']} s), the same mesh on both sides; one thread each ({d['cpu']}); "
-            f"fastest round. "
+            f"dt = {p['dt_s']} s), the same mesh on both sides; one thread each "
+            f"({machine_text(d)}); fastest round. "
             f"ratio = PyTorch's time / softgrad's (median over rounds); targets at 10k tets: "
             f"forward {d['targets']['softgrad_forward']:g}x, backward "
             f"{d['targets']['softgrad_backward']:g}x, matfree {d['targets']['matfree']:g}x:",
@@ -321,7 +321,66 @@ def peer_pytorch():
                         f"({'met' if g['meets'] else 'not met'})")
     rows += ["", f"At {t['tets']:,} tets, the best backend in each direction: "
              + "; ".join(verdicts) + "."]
+    shares = [f"{k[len('backward_share_'):]} {g['ratio']:.2f} ({'met' if g['meets'] else 'not met'})"
+              for k, g in t.items() if k.startswith("backward_share_")]
+    if shares:
+        rows[-1] += (f" A backward step over a forward step (at most "
+                     f"{d['targets']['backward_share_at_most']:g} wanted): " + ", ".join(shares) + ".")
+    large = [f"{what} ({t[k]['backend']}) {t[k]['ratio']:.1f}x of {t[k]['target']:g}x "
+             f"({'met' if t[k]['meets'] else 'not met'})"
+             for what in ("forward", "backward") for k in [f"softgrad_{what}_at_100000"] if k in t]
+    if large:
+        rows[-1] += " At about 100k tets, the best backend: " + "; ".join(large) + "."
     return rows + peer_step_cost(d)
+
+
+def machine_text(d):
+    """'CPU; compiler, BLAS' from a benchmark's machine record (the CPU alone for older ones)."""
+    m = d.get("machine")
+    if not m:
+        return d.get("cpu", "unknown CPU")
+    return f"{m['cpu']}; softgrad by {m['compiler']}, BLAS {m['blas']}"
+
+
+def peer_sweep():
+    """The peer's settings swept (benchmarks/peers/peer_sweep.py) and those the benchmark ran."""
+    d = load("peer_sweep")
+    used = load("peer_pytorch").get("peer_settings", {})
+    bars = d["accuracy_bars"]
+
+    def describe(s):
+        refine = "none" if s["refine_tolerance"] is None else f"{s['refine_tolerance']:g}"
+        return (f"{s['forcing']} {s['max_forcing']:g}, refine {refine}, adjoint "
+                f"{s['adjoint_cg_tolerance']:g} {'warm' if s['adjoint_warm_start'] else 'cold'}, "
+                f"{s['hvp'].replace('_', ' ')}{', Jacobi' if s['jacobi'] else ''}")
+
+    rows = [f"{d['tets']:,} tets, {d['steps']} steps, one thread ({d['cpu']}); accuracy bars: "
+            f"final positions within {bars['position_bar_m']:.1e} m, dL/dE within "
+            f"{bars['gradient_bar_relative']:.0e} of a tight reference. Times are the fastest "
+            f"of three interleaved rounds:", "",
+            "| settings | Newton / step | CG / step | forward s / step | backward s / step | "
+            "position error | dL/dE error | within the bars |",
+            "|---|---|---|---|---|---|---|---|"]
+    for name, c in d["candidates"].items():
+        r = c
+        label = {"softgrad_policy": "softgrad's policy: ", "old_settings": "former: "}.get(name, "")
+        rows.append(f"| {label}{describe(c['settings'])} | {r['newton_per_step']:.1f} | "
+                    f"{r['cg_per_step']:.1f} | {r['forward_s_per_step']:.3f} | "
+                    f"{r['backward_s_per_step']:.3f} | "
+                    f"{r['error']['final_position_max_abs_m']:.1e} m | "
+                    f"{r['error']['dl_dyoungs_relative']:.1e} | "
+                    f"{'yes' if r['within_bars'] else 'no'} |")
+    bar = d["cg_per_step_bar"]
+    chosen = describe(d["chosen"]["settings"])
+    rows += ["", f"Fastest within the bars at {d['steps']} steps: {chosen}, "
+                 f"{bar['chosen']:.1f} CG products per step (an independent implementation: "
+                 f"{bar['independent_implementation']:g}; at most {bar['at_most']:g} wanted)."]
+    if used and {k: used.get(k) for k in d["chosen"]["settings"]} != d["chosen"]["settings"]:
+        at = next(e for e in load("peer_pytorch")["sizes"] if e["tets_target"] == 10000)
+        rows.append(f"The benchmark above ran the peer with {describe(used)} ({used['source']}; "
+                    f"{at['variants']['pytorch']['cg_per_step']:.1f} CG products per step at "
+                    f"{at['tets']:,} tets over {at['steps']} steps): see the text for why.")
+    return rows
 
 
 def peer_step_cost(d):
@@ -830,7 +889,7 @@ def neural_material():
 
 
 TABLES = {"neural_material": neural_material, "startup": startup, "sysid_cantilever": sysid_cantilever, "armadillo": armadillo, "big_mesh": big_mesh, "locomotion_compare": locomotion_compare, "sysid_scenes": sysid_scenes, "cantilever_solvers": cantilever_solvers, "adjoint_cantilever": adjoint_cantilever,
-          "mesh_contact": mesh_contact, "rigid_robots": rigid_robots, "peer_pytorch": peer_pytorch, "thread_policy": thread_policy, "material_throughput": material_throughput,
+          "mesh_contact": mesh_contact, "rigid_robots": rigid_robots, "peer_pytorch": peer_pytorch, "peer_sweep": peer_sweep, "thread_policy": thread_policy, "material_throughput": material_throughput,
           "hessian_projection": hessian_projection,
           "locomotion_speed": locomotion_speed, "batch_rollouts": batch_rollouts,
           "python_overhead": python_overhead, "biped_bptt": biped_bptt, "torch_batch": torch_batch,

@@ -1,7 +1,12 @@
 """Peer benchmark (issue 15, item 1): softgrad against the seed paper's method written in
-PyTorch (torch_backward_euler.py: Newton-CG on double-backward Hessian-vector products and the
-adjoint by CG), float64 and one thread each, on the same mesh, energy and settings:
-beam_problem.py's clamped beam bending under gravity, at about 2.5k, 10k, 20k and 100k tets.
+PyTorch (torch_backward_euler.py: inexact Newton-CG on Hessian-vector products and the adjoint
+by CG), float64 and one thread each, on the same mesh, energy and settings: beam_problem.py's
+clamped beam bending under gravity, at about 2.5k, 10k, 20k and 100k tets.
+
+The peer runs with the settings that minimise its time at softgrad's accuracy, chosen by
+peer_sweep.py (benchmarks/results/peer_sweep.json; softgrad's own inexact-Newton policy,
+sides.SOFTGRAD_POLICY, if that file is absent), each overridable by a --peer-* option; the
+JSON records them and where they came from.
 
 For each size, every round runs each softgrad backend (cholmod, pcg, matfree; the adjoint uses
 the simulator's backend) and then the peer, forward and backward, in turn. It reports seconds
@@ -17,8 +22,13 @@ and prints a table.
 
     PYTHONPATH=build/python /usr/bin/python3 benchmarks/peers/run_peer_benchmark.py \\
         [--sizes 2500,10000,20000,100000] [--steps 50] [--steps-at 20000=20,100000=3] \\
-        [--rounds 3] [--size-budget 150] [--target-size-budget 400]
-        [--step-cost-backends cholmod,pcg] [--out benchmarks/results/peer_pytorch.json]
+        [--rounds 3] [--size-budget 150] [--target-size-budget 400] \\
+        [--step-cost-backends cholmod,pcg] [--out benchmarks/results/peer_pytorch.json] \\
+        [--peer-sweep benchmarks/results/peer_sweep.json] [--peer-forcing ew2|sqrt|fixed] \\
+        [--peer-max-forcing F] [--peer-refine-tolerance TOL|none] \\
+        [--peer-adjoint-cg-tolerance TOL] [--peer-adjoint-warm-start on|off] \\
+        [--peer-hvp double_backward|functorch|element_hessians] \\
+        [--peer-accelerated-guess on|off] [--peer-jacobi on|off]
 """
 
 import os
@@ -40,9 +50,10 @@ import softgrad  # noqa: E402
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 import beam_problem  # noqa: E402
-from machine_info import cpu_name  # noqa: E402
+from machine_info import cpu_name, machine  # noqa: E402
 import peer_report  # noqa: E402
 import sides  # noqa: E402
+from torch_backward_euler import PEER_HVP_MODES  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 TARGET_TETS = 10000
@@ -62,10 +73,23 @@ def parse_arguments(argv):
                    help="the same at the size the targets are judged at (10k tets): enough "
                         "for 3 rounds, whose medians the ratios take (one round's ratio moves "
                         "by 20%% with PyTorch's run-to-run spread)")
-    p.add_argument("--peer-cg-tolerance", type=float, default=1e-6,
-                   help="the peer's Newton-direction CG, relative")
-    p.add_argument("--adjoint-cg-tolerance", type=float, default=1e-10,
-                   help="the peer's adjoint CG, relative (softgrad's adjoint default)")
+    p.add_argument("--peer-sweep", default=os.path.join(ROOT, "benchmarks", "results",
+                                                       "peer_sweep.json"),
+                   help="the peer's settings are this sweep's chosen ones if the file exists "
+                        "('' or missing: softgrad's policy, sides.SOFTGRAD_POLICY); the options "
+                        "below override single settings")
+    # Absent unless given (SUPPRESS): refine tolerance None ('none') is a value.
+    unset = argparse.SUPPRESS
+    p.add_argument("--peer-forcing", choices=("ew2", "sqrt", "fixed"), default=unset)
+    p.add_argument("--peer-max-forcing", type=float, default=unset)
+    p.add_argument("--peer-refine-tolerance", type=optional_float, default=unset,
+                   help="a number or 'none'")
+    p.add_argument("--peer-adjoint-cg-tolerance", type=float, default=unset,
+                   help="relative")
+    p.add_argument("--peer-adjoint-warm-start", type=on_off, default=unset, help="on or off")
+    p.add_argument("--peer-hvp", choices=PEER_HVP_MODES, default=unset)
+    p.add_argument("--peer-accelerated-guess", type=on_off, default=unset, help="on or off")
+    p.add_argument("--peer-jacobi", type=on_off, default=unset, help="on or off")
     p.add_argument("--newton-tolerance", type=float, default=1e-9, help="both sides")
     p.add_argument("--no-reference", action="store_true", help="skip the tight reference run")
     p.add_argument("--step-cost-backends", default="cholmod,pcg",
@@ -80,11 +104,39 @@ def parse_arguments(argv):
                          args.steps_at.split(",") if item)
     args.backends = args.backends.split(",")
     args.step_cost_backends = [b for b in args.step_cost_backends.split(",") if b]
+    args.peer_settings, args.peer_settings_source = peer_settings(args)
     if args.step_cost_backends and not os.access(args.step_cost_binary, os.X_OK):
         p.error(f"{args.step_cost_binary} is missing: build it with cmake -S . -B build "
                 "-DSOFTGRAD_BUILD_BENCHMARKS=ON && cmake --build build --target "
                 "newton_step_cost (or pass --step-cost-backends '')")
     return args
+
+
+def optional_float(text):
+    return None if text.lower() == "none" else float(text)
+
+
+def on_off(text):
+    if text not in ("on", "off"):
+        raise argparse.ArgumentTypeError("on or off")
+    return text == "on"
+
+
+def peer_settings(args):
+    """(settings, where they came from): the sweep's chosen settings or softgrad's policy, with
+    the command line's overrides."""
+    settings, source = dict(sides.SOFTGRAD_POLICY), "softgrad's policy (no sweep file)"
+    if args.peer_sweep and os.path.exists(args.peer_sweep):
+        with open(args.peer_sweep) as f:
+            settings.update(json.load(f)["chosen"]["settings"])
+        path = os.path.abspath(args.peer_sweep)
+        source = f"{os.path.relpath(path, ROOT) if path.startswith(ROOT) else path}: chosen"
+    overrides = {key: getattr(args, "peer_" + key) for key in sides.SOFTGRAD_POLICY
+                 if hasattr(args, "peer_" + key)}
+    if overrides:
+        settings.update(overrides)
+        source += f", overridden: {sorted(overrides)}"
+    return settings, source
 
 
 def one_round(args, cells, steps, mesh_scene):
@@ -93,8 +145,8 @@ def one_round(args, cells, steps, mesh_scene):
     out = {}
     for backend in args.backends:
         out[backend] = sides.run_softgrad(cells, steps, backend, args.newton_tolerance)
-    out["pytorch"] = sides.run_peer(mesh_scene, steps, args.peer_cg_tolerance,
-                                    args.adjoint_cg_tolerance, args.newton_tolerance)
+    out["pytorch"] = sides.run_peer(mesh_scene, steps, args.newton_tolerance,
+                                    **args.peer_settings)
     costs = {backend: sides.run_step_cost(args.step_cost_binary, cells, steps, backend,
                                           args.newton_tolerance)
              for backend in args.step_cost_backends}
@@ -119,6 +171,7 @@ def run_size(args, tets):
         cost_rounds.append(costs)
         for result in rounds[-1].values():
             result.pop("scene", None)
+            result.pop("trajectory", None)
         took = time.perf_counter() - round_start
         print(f"  {tets} tets: round {len(rounds)} took {took:.0f} s", flush=True)
         budget = args.target_size_budget if tets == TARGET_TETS else args.size_budget
@@ -128,10 +181,37 @@ def run_size(args, tets):
                                   reference, time.perf_counter() - start)
 
 
+def resummarize(path):
+    """Recomputes the targets' verdicts of an existing JSON (the rounds' times as they were)."""
+    with open(path) as f:
+        result = json.load(f)
+    for entry in result["sizes"]:
+        entry["backward_share"] = peer_report.backward_share(entry)
+        for backend, r in entry["ratios"].items():
+            for what in ("forward", "backward"):
+                target = peer_report.TARGETS["matfree" if backend == "matfree"
+                                             else "softgrad_" + what]
+                r[what + "_target"] = target
+                r[what + "_meets_target"] = r[what] >= target
+    result["targets"] = dict(peer_report.TARGETS, step_cost_at_most=peer_report.STEP_COST_TARGET,
+                             backward_share_at_most=peer_report.BACKWARD_SHARE_TARGET,
+                             best_backend_at_100000_tets=peer_report.LARGE_TARGET)
+    result["target_summary"] = peer_report.target_summary(result["sizes"],
+                                                          result["targets_at_tets"])
+    with open(path, "w") as f:
+        json.dump(result, f, indent=2)
+        f.write("\n")
+    peer_report.print_targets(result["target_summary"])
+
+
 def main(argv=None):
+    if argv is None and len(sys.argv) == 3 and sys.argv[1] == "--resummarize":
+        resummarize(sys.argv[2])
+        return
     args = parse_arguments(argv)
     sides.configure_threads()
     started = time.perf_counter()
+    print(f"peer settings ({args.peer_settings_source}): {args.peer_settings}", flush=True)
     entries = []
     for tets in args.sizes:
         entries.append(run_size(args, tets))
@@ -147,9 +227,14 @@ def main(argv=None):
                     "torch": torch.get_num_threads()},
         "versions": {"softgrad": softgrad.__version__, "torch": torch.__version__,
                      "python": platform.python_version()},
+        "peer_settings": dict(args.peer_settings, source=args.peer_settings_source,
+                              torch_compile_available=hasattr(torch, "compile")),
         "problem": peer_report.problem_description(args),
         "targets_at_tets": TARGET_TETS,
-        "targets": dict(peer_report.TARGETS, step_cost_at_most=peer_report.STEP_COST_TARGET),
+        "machine": machine(),
+        "targets": dict(peer_report.TARGETS, step_cost_at_most=peer_report.STEP_COST_TARGET,
+                        backward_share_at_most=peer_report.BACKWARD_SHARE_TARGET,
+                        best_backend_at_100000_tets=peer_report.LARGE_TARGET),
         "target_summary": peer_report.target_summary(entries, TARGET_TETS),
         "api_gaps": peer_report.API_GAPS,
         "sizes": entries,
