@@ -372,9 +372,24 @@ def peer_sweep():
                     f"{'yes' if r['within_bars'] else 'no'} |")
     bar = d["cg_per_step_bar"]
     chosen = describe(d["chosen"]["settings"])
-    rows += ["", f"Fastest within the bars at {d['steps']} steps: {chosen}, "
-                 f"{bar['chosen']:.1f} CG products per step (an independent implementation: "
-                 f"{bar['independent_implementation']:g}; at most {bar['at_most']:g} wanted)."]
+    v = d.get("validation")
+    if v:
+        rows += ["", f"The fastest, checked in turn over the benchmark's {v['steps']} steps "
+                     f"(bars {v['accuracy_bars']['position_bar_m']:.1e} m, "
+                     f"{v['accuracy_bars']['gradient_bar_relative']:.0e}):", "",
+                 "| settings | CG / step | position error | dL/dE error | within the bars |",
+                 "|---|---|---|---|---|"]
+        for r in v["records"]:
+            rows.append(f"| {describe(r['settings'])} | {r['cg_per_step']:.1f} | "
+                        f"{r['error']['final_position_max_abs_m']:.1e} m | "
+                        f"{r['error']['dl_dyoungs_relative']:.1e} | "
+                        f"{'yes' if r['within_bars'] else 'no'} |")
+    rows += ["", f"Chosen: {chosen}, {bar['chosen']:.1f} CG products per step at "
+                 f"{d['steps']} steps"
+                 + (f", {bar['chosen_at_validation_steps']:.1f} at {v['steps']}" if v else "")
+                 + f" (an independent implementation: {bar['independent_implementation']:g}; "
+                   f"at most {bar['at_most']:g} wanted: "
+                   f"{'met' if bar['meets'] else 'not met'})."]
     if used and {k: used.get(k) for k in d["chosen"]["settings"]} != d["chosen"]["settings"]:
         at = next(e for e in load("peer_pytorch")["sizes"] if e["tets_target"] == 10000)
         rows.append(f"The benchmark above ran the peer with {describe(used)} ({used['source']}; "
