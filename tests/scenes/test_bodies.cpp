@@ -93,10 +93,10 @@ TEST_CASE("scenes/bodies: material errors name the key") {
         "inline.json: /bodies/0/material/kappa: 0 Pa is outside (0, inf)");
   CHECK(error_of(scene_with_material(R"({"model": "neo_hookean", "possion": 0.3})")) ==
         "inline.json: /bodies/0/material/possion: unknown key 'possion'; did you mean 'poisson'? "
-        "valid keys: model, youngs, poisson");
+        "valid keys: model, youngs, poisson, fields");
   CHECK(error_of(scene_with_material(R"({"model": "mass_spring", "c10": 1})")) ==
         "inline.json: /bodies/0/material/c10: unknown key 'c10'; valid keys: model, youngs, "
-        "poisson");
+        "poisson, fields");
   CHECK(error_of(scene_with_material(R"({"youngs": 1e5})")) ==
         "inline.json: /bodies/0/material/model: missing required key 'model' (a registered "
         "material name)");

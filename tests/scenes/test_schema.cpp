@@ -35,7 +35,7 @@ TEST_CASE("scenes/schema: an unknown key lists the valid keys and suggests the c
         "compare");
   CHECK(error_of(R"({"bodies": [{"mesh": {}, "materal": {}}]})") ==
         "inline.json: /bodies/0/materal: unknown key 'materal'; did you mean 'material'? valid "
-        "keys: name, mesh, material, density");
+        "keys: name, mesh, material, density, vertex_masses");
   // No suggestion when nothing is close.
   CHECK(error_of(scene_json("\"time\": {\"colour\": 1}")) ==
         "inline.json: /time/colour: unknown key 'colour'; valid keys: dt, duration");

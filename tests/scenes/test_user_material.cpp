@@ -45,6 +45,6 @@ TEST_CASE("scenes/bodies: a user-registered material is named by its key") {
   CHECK(test::error_of(
             test::scene_with_material(R"({"model": "test_lame_neo_hookean", "youngs": 1e5})")) ==
         "inline.json: /bodies/0/material/youngs: unknown key 'youngs'; valid keys: model, mu, "
-        "lambda");
+        "lambda, fields");
   CHECK(scene_reference().find("\ntest_lame_neo_hookean\n") != std::string::npos);
 }
