@@ -42,6 +42,11 @@ struct AdjointOptions {
   /// previous solution alone). Eight took 32% fewer CG iterations than the warm start alone on
   /// the peer beam at 10k tets (12 or more: no fewer), at the cost of eight products a step.
   int recycled_solutions = 8;
+  /// CG backends: a step whose CG solve cannot converge (it gives up early when its residual
+  /// stagnates or falls too slowly to reach the tolerance within the limit, or breaks down) is
+  /// solved again by CHOLMOD, listed in AdjointReport::direct_fallback_steps; false leaves it
+  /// unsolved (AdjointReport::unsolved_steps, an untrustworthy gradient).
+  bool direct_fallback = true;
   /// Asked before each step of the backward sweep: true ends it there (Ctrl-C). The result then
   /// has report.interrupted set and no gradient (a part of the sweep is not a part of it).
   std::function<bool()> stop;
@@ -55,9 +60,12 @@ struct AdjointReport {
   /// Hessians factorised (direct solvers): one per step, fewer where a factorisation is kept
   /// across steps as CG's preconditioner (large systems; its CG iterations count above).
   int factorizations = 0;
-  std::vector<int> indefinite_steps;     ///< exact Hessian not positive definite (LU used)
-  std::vector<int> unconverged_steps;    ///< forward steps whose Newton solve did not converge
-  std::vector<int> unsolved_steps;       ///< steps whose adjoint linear solve did not converge
+  std::vector<int> indefinite_steps;   ///< exact Hessian not positive definite (LU used)
+  std::vector<int> unconverged_steps;  ///< forward steps whose Newton solve did not converge
+  std::vector<int> unsolved_steps;     ///< steps whose adjoint linear solve did not converge
+  /// Steps whose iterative solve (pcg, amg, matfree) could not converge and which CHOLMOD then
+  /// solved (not unsolved: their gradient is exact).
+  std::vector<int> direct_fallback_steps;
   double worst_relative_residual = 0.0;  ///< largest ||H lambda - xbar|| / ||xbar|| of a CG solve
   std::vector<std::string> warnings;
   bool interrupted = false;        ///< AdjointOptions::stop ended the sweep after `steps` steps

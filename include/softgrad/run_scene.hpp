@@ -38,6 +38,7 @@ struct StepRecord {
   double potential_energy = 0.0;  ///< [J]
   double wall_time_s = 0.0;       ///< the solve alone, without output
   int inverted_elements = 0;      ///< elements with det F <= 0 after the step
+  int direct_fallbacks = 0;       ///< directions CG gave up on, solved by CHOLMOD
 };
 
 struct RunOptions {

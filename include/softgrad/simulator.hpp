@@ -114,8 +114,11 @@ struct NewtonReport {
   };
   Status status = Status::Converged;
   int iterations = 0;
-  int linear_iterations = 0;   ///< summed over iterations (0 for direct solves)
-  int factorizations = 0;      ///< Hessians assembled and factorised (direct solvers)
+  int linear_iterations = 0;  ///< summed over iterations (0 for direct solves)
+  int factorizations = 0;     ///< Hessians assembled and factorised (direct solvers)
+  /// Newton directions that CG (pcg, amg, matfree) could not solve, solved by CHOLMOD instead
+  /// (their factorisations count above).
+  int direct_fallbacks = 0;
   double energy = 0.0;         ///< Phi at the final iterate [J]
   double step_norm = 0.0;      ///< last ||dx||_inf [m]
   double gradient_norm = 0.0;  ///< last ||g_free||_inf

@@ -36,6 +36,7 @@ py::dict report_dict(const NewtonReport& r) {
   d["iterations"] = r.iterations;
   d["linear_iterations"] = r.linear_iterations;
   d["factorizations"] = r.factorizations;
+  d["direct_fallbacks"] = r.direct_fallbacks;
   d["energy"] = r.energy;
   d["step_norm"] = r.step_norm;
   d["residual"] = r.gradient_norm;

@@ -125,6 +125,7 @@ py::dict report_dict(const AdjointReport& r) {
   d["indefinite_steps"] = r.indefinite_steps;
   d["unconverged_steps"] = r.unconverged_steps;
   d["unsolved_steps"] = r.unsolved_steps;
+  d["direct_fallback_steps"] = r.direct_fallback_steps;
   d["warnings"] = r.warnings;
   d["trustworthy"] = r.trustworthy();
   d["backward_seconds"] = r.backward_seconds;

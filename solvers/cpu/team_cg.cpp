@@ -118,10 +118,11 @@ LinearSolveReport solve_as_thread(const Problem<Preconditioner>& P, int t, int T
   bool r_is_true = true;  // r was computed as b - A x, not by the recurrence
   bool restart = true;    // the next direction is p = M^-1 r
   double rz = 0.0;
+  detail::CgForecast forecast(P.options.max_iterations);  // every thread judges alike
   LinearSolveReport report;
   while (true) {
-    const detail::CgNext next =
-        detail::cg_next(r_norm, tol, k, P.options.max_iterations, r_is_true, b_norm, report);
+    const detail::CgNext next = detail::cg_next(r_norm, tol, k, P.options.max_iterations, r_is_true,
+                                                b_norm, forecast, report);
     if (next == detail::CgNext::Stop) return report;
     if (next == detail::CgNext::RefreshResidual) {  // restarting if the recurrence drifted
       barrier(T);                                   // every thread has read the sums of r.r and r.z

@@ -223,6 +223,7 @@ GradientResult gradient(Simulator& sim, const Trajectory& traj, const Loss& loss
   report.trajectory_bytes = traj.stored_bytes();
 
   StepLinearization lin(sim, options.linear, /*keep_factorizations=*/true);
+  lin.set_direct_fallback(options.direct_fallback);
   report.backend = lin.backend();
   Accumulators acc = make_accumulators(model, params, T);
   const std::vector<int>& kin = lin.kinematic_dofs();
@@ -326,6 +327,7 @@ GradientResult gradient(Simulator& sim, const Trajectory& traj, const Loss& loss
     log(LogLevel::Warn, "adjoint: " + os.str());
   }
   report.factorizations = lin.factorizations();
+  report.direct_fallback_steps = lin.direct_fallback_steps();
   result.gradient = assemble_gradient(model, params, acc, traj.rollout().initial, xbar, vbar);
   report.backward_seconds = seconds_since(t_start);
   report.peak_rss_bytes = peak_rss_bytes();

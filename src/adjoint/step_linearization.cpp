@@ -173,9 +173,38 @@ LinearSolveReport StepLinearization::solve(const Eigen::VectorXd& rhs, Eigen::Ve
     }
     r = solver_->solve(b, lambda);
   }
+  using Status = LinearSolveReport::Status;
+  if (direct_fallback_ && !stale_ && !indefinite_ &&
+      (r.status == Status::MaxIterations || r.status == Status::Breakdown))
+    r = solve_directly(b, lambda, r);
   r.iterations += kept_factor_iterations;
   for (int i : kinematic_dofs()) lambda[i] = 0.0;
   if (recycled && r.ok()) recycled->add(lambda);
+  return r;
+}
+
+/// Solves this step's system by CHOLMOD where the iterative solve could not (its CG gave up
+/// or broke down: sliver meshes): the gradient stays exact at a factorisation's price, and the
+/// report lists the step. Keeps `failed` where CHOLMOD fails too.
+LinearSolveReport StepLinearization::solve_directly(const Eigen::VectorXd& b,
+                                                    Eigen::VectorXd& lambda,
+                                                    const LinearSolveReport& failed) {
+  if (matrix_free_) impl_.phi->hessian(x_, /*project=*/false);        // else assembled by linearize
+  if (!direct_) direct_ = make_linear_solver(LinearSolverOptions{});  // CHOLMOD
+  LinearSolveReport r = direct_->factorize(impl_.phi->matrix());
+  ++factorizations_;
+  if (r.status == LinearSolveReport::Status::NotPositiveDefinite) {
+    lu_.compute(impl_.phi->matrix());
+    if (lu_.info() != Eigen::Success) return failed;
+    indefinite_ = true;
+    lambda = lu_.solve(b);
+    r.status = LinearSolveReport::Status::Converged;
+  } else if (r.ok()) {
+    r = direct_->solve(b, lambda);
+  }
+  if (!r.ok()) return failed;
+  fallback_steps_.push_back(step_);
+  r.iterations = failed.iterations;
   return r;
 }
 

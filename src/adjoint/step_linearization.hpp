@@ -73,12 +73,19 @@ class StepLinearization {
   static constexpr double kMinReuseCost = 32.0;
   /// Factorisations this linearisation has computed (for reports and tests).
   int factorizations() const { return factorizations_; }
+  /// Steps whose iterative solve could not converge (CG gave up or broke down) and were solved
+  /// again by CHOLMOD, in the order solved.
+  const std::vector<int>& direct_fallback_steps() const { return fallback_steps_; }
+  /// Whether a CG solve that cannot converge is solved again by CHOLMOD (default: no).
+  void set_direct_fallback(bool on) { direct_fallback_ = on; }
 
  private:
   void factorize_exact(int step);
   bool solve_with_kept_factor(const Eigen::VectorXd& b, Eigen::VectorXd& lambda,
                               RecycledGuess* recycled, LinearSolveReport& r);
   int reuse_iterations() const;
+  LinearSolveReport solve_directly(const Eigen::VectorXd& b, Eigen::VectorXd& lambda,
+                                   const LinearSolveReport& failed);
 
   Simulator& sim_;
   Simulator::Impl& impl_;
@@ -95,6 +102,9 @@ class StepLinearization {
   bool refactor_ = false;     ///< the last solve with the kept factor was slow: factorise next time
   int step_ = 0;
   int factorizations_ = 0;
+  std::unique_ptr<LinearSolver> direct_;  ///< CHOLMOD, made at the first fallback
+  std::vector<int> fallback_steps_;
+  bool direct_fallback_ = false;
   CgScratch<Eigen::VectorXd> cg_;
   bool statics_ = false;
   double dt_ = 0.0;

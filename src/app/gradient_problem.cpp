@@ -194,6 +194,9 @@ std::string adjoint_report_text(const GradientRun& run) {
   if (r.linear_iterations > 0) os << ", " << r.linear_iterations << " CG iterations";
   if (r.factorizations > 0 && r.factorizations < r.steps)
     os << ", " << r.factorizations << " factorisations (kept across steps)";
+  if (!r.direct_fallback_steps.empty())
+    os << ", " << r.direct_fallback_steps.size()
+       << " steps solved by CHOLMOD where CG could not converge";
   os << "\n  time:   backward " << number("%.3g", r.backward_seconds) << " s";
   if (r.recomputed_steps > 0) {
     os << " (recomputing " << r.recomputed_steps
@@ -239,6 +242,7 @@ nlohmann::ordered_json gradient_json(const GradientProblem& p, const GradientRun
             {"steps", r.steps},
             {"linear_iterations", r.linear_iterations},
             {"factorizations", r.factorizations},
+            {"direct_fallback_steps", r.direct_fallback_steps},
             {"checkpoint_every", run.checkpoint_every},
             {"forward_seconds", run.forward_seconds},
             {"backward_seconds", r.backward_seconds},

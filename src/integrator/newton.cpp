@@ -22,6 +22,25 @@ bool below_round_off(double slope, double energy) {
   return -slope <= 64.0 * std::numeric_limits<double>::epsilon() * std::abs(energy);
 }
 
+/// Solves H dx = -g by CHOLMOD where CG gave up on it (`failed`, MaxIterations): the Hessian
+/// (projected or not) is assembled if it is not (matrix-free), factorised and solved. A Hessian
+/// that is not positive definite returns that report, so that the caller projects it.
+LinearSolveReport solve_directly(IncrementalPotential& phi, NewtonLinearSolver solver,
+                                 const Eigen::VectorXd& x, bool project, const Eigen::VectorXd& rhs,
+                                 Eigen::VectorXd& dx, const LinearSolveReport& failed,
+                                 NewtonReport& r) {
+  if (solver.matrix_free) phi.hessian(x, project);
+  if (!*solver.direct_fallback) *solver.direct_fallback = make_linear_solver(LinearSolverOptions{});
+  LinearSolver& direct = **solver.direct_fallback;
+  LinearSolveReport lr = direct.factorize(phi.matrix());
+  ++r.factorizations;
+  if (lr.status == LinearSolveReport::Status::NotPositiveDefinite) return lr;
+  if (lr.ok()) lr = direct.solve(rhs, dx);
+  if (!lr.ok()) return failed;
+  ++r.direct_fallbacks;
+  return lr;
+}
+
 /// Solves H dx = -g with the configured backend; returns false on failure (message in r).
 /// `project`: use the PSD-projected Hessian; an exact Hessian that is not positive definite
 /// (or gives no descent direction) sets it and retries when the options allow projection.
@@ -38,6 +57,14 @@ bool newton_direction(IncrementalPotential& phi, NewtonLinearSolver solver,
     lr = solver.matrix_free->solve(op, rhs, dx, forcing);
     r.linear_iterations += lr.iterations;
     if (lr.status == LinearSolveReport::Status::NotPositiveDefinite && dx.dot(g) < 0.0) return true;
+    if (lr.status == LinearSolveReport::Status::MaxIterations && solver.direct_fallback) {
+      lr = solve_directly(phi, solver, x, project, rhs, dx, lr, r);
+      if (lr.status == LinearSolveReport::Status::NotPositiveDefinite && options.project_hessian &&
+          !project) {
+        project = true;  // matrix-free CG takes the exact Hessian: CHOLMOD the projected one
+        lr = solve_directly(phi, solver, x, project, rhs, dx, lr, r);
+      }
+    }
   } else {
     phi.hessian(x, project);
     lr = solver.assembled->factorize(phi.matrix());
@@ -45,8 +72,11 @@ bool newton_direction(IncrementalPotential& phi, NewtonLinearSolver solver,
     if (lr.ok()) {
       dx.setZero(x.size());
       lr = solver.assembled->solve_inexact(rhs, dx, forcing);
+      r.linear_iterations += lr.iterations;
+      if (lr.status == LinearSolveReport::Status::MaxIterations && solver.direct_fallback &&
+          !solver.assembled->is_direct())
+        lr = solve_directly(phi, solver, x, project, rhs, dx, lr, r);
     }
-    r.linear_iterations += lr.iterations;
     const bool rejected =
         lr.status == LinearSolveReport::Status::NotPositiveDefinite ||
         lr.status == LinearSolveReport::Status::Breakdown ||
@@ -64,8 +94,8 @@ bool newton_direction(IncrementalPotential& phi, NewtonLinearSolver solver,
 /// Continues an inexact direction's solve (same matrix, warm-started from dx) to the solver's
 /// own tolerance. Returns false if that solve fails where the inexact one had not.
 bool refine_direction(IncrementalPotential& phi, NewtonLinearSolver solver,
-                      const Eigen::VectorXd& x, const Eigen::VectorXd& rhs, Eigen::VectorXd& dx,
-                      NewtonReport& r) {
+                      const Eigen::VectorXd& x, bool project, const Eigen::VectorXd& rhs,
+                      Eigen::VectorXd& dx, NewtonReport& r) {
   LinearSolveReport lr;
   if (solver.matrix_free) {
     const IncrementalPotential::Operator op(phi, x);
@@ -74,6 +104,9 @@ bool refine_direction(IncrementalPotential& phi, NewtonLinearSolver solver,
     lr = solver.assembled->solve_unmeasured(rhs, dx);
   }
   r.linear_iterations += lr.iterations;
+  if (lr.status == LinearSolveReport::Status::MaxIterations && solver.direct_fallback &&
+      (solver.matrix_free || !solver.assembled->is_direct()))
+    lr = solve_directly(phi, solver, x, project, rhs, dx, lr, r);
   if (lr.ok() || lr.status == LinearSolveReport::Status::MaxIterations ||
       lr.status == LinearSolveReport::Status::NotPositiveDefinite)
     return true;
@@ -241,7 +274,7 @@ NewtonReport newton_solve(IncrementalPotential& phi, NewtonLinearSolver solver,
     // An inexact direction below the tolerance could be short of the exact one: solve it to
     // the solver's tolerance before judging convergence on it.
     if (forcing.active() && dx.lpNorm<Eigen::Infinity>() <= step_tolerance &&
-        !refine_direction(phi, solver, x, rhs, dx, r))
+        !refine_direction(phi, solver, x, project, rhs, dx, r))
       return fail(r, Status::LinearSolverFailed, r.message);
     // The kinematic dofs' rows are identities with zero right-hand side, but an inexact solve
     // may leave them nonzero (a preconditioner that couples them): they must not move, and no

@@ -4,6 +4,8 @@
 /// matrix, convergence on the step.
 #pragma once
 
+#include <memory>
+
 #include "incremental_potential.hpp"
 #include "softgrad/simulator.hpp"
 #include "solvers/cpu/matrix_free_cg.hpp"
@@ -14,6 +16,9 @@ namespace softgrad {
 struct NewtonLinearSolver {
   LinearSolver* assembled = nullptr;  ///< cholmod / pcg
   MatrixFreeCgSolver* matrix_free = nullptr;
+  /// Where CG gives up on a direction (it stagnates, or converges too slowly for its limit):
+  /// CHOLMOD, made here at the first need. Null: no fallback.
+  std::unique_ptr<LinearSolver>* direct_fallback = nullptr;
 };
 
 /// Phi and its gradient at the starting point, where the caller has them already.

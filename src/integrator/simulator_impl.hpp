@@ -18,7 +18,9 @@ struct Simulator::Impl {
   /// Scratch of the accelerated guess: the guess and Phi's gradient at it.
   Eigen::VectorXd guess, guess_gradient;
 
-  NewtonLinearSolver solver() { return {linear.get(), matrix_free.get()}; }
+  std::unique_ptr<LinearSolver> direct_fallback;  ///< CHOLMOD, for directions CG gives up on
+
+  NewtonLinearSolver solver() { return {linear.get(), matrix_free.get(), &direct_fallback}; }
 };
 
 }  // namespace softgrad

@@ -62,7 +62,7 @@ void step_loop(Simulator& sim, const Scene& scene, const RunOptions& options, Ro
     result.steps.push_back({k, s.t, report.iterations, report.linear_iterations,
                             report.factorizations, report.converged(), sim.kinetic_energy(s.v),
                             sim.potential_energy(s.x, rollout.parameters, s.t), wall,
-                            count_inverted_elements(sim.model(), s.x)});
+                            count_inverted_elements(sim.model(), s.x), report.direct_fallbacks});
     if (frames && k % scene.output.every == 0) frames->write(s, k);
     if (options.on_step) options.on_step(k, seconds_since(start));
   }

@@ -44,13 +44,14 @@ void add_step_arrays(const RunResult& r, json& j) {
   json time = json::array(), newton = json::array(), linear = json::array(),
        factorizations = json::array(), wall = json::array(), kinetic = json::array(),
        potential = json::array(), total = json::array(), unconverged = json::array(),
-       inverted = json::array();
+       inverted = json::array(), fallbacks = json::array();
   int max_inverted = 0;
   for (const StepRecord& s : r.steps) {
     time.push_back(s.time);
     newton.push_back(s.newton_iterations);
     linear.push_back(s.linear_iterations);
     factorizations.push_back(s.factorizations);
+    fallbacks.push_back(s.direct_fallbacks);
     wall.push_back(s.wall_time_s);
     kinetic.push_back(s.kinetic_energy);
     potential.push_back(s.potential_energy);
@@ -63,6 +64,7 @@ void add_step_arrays(const RunResult& r, json& j) {
   j["newton_iterations"] = std::move(newton);
   j["linear_iterations"] = std::move(linear);
   j["factorizations"] = std::move(factorizations);
+  j["direct_fallbacks"] = std::move(fallbacks);  // CG gave up, CHOLMOD solved
   j["wall_time_s"] = std::move(wall);
   j["unconverged_steps"] = std::move(unconverged);
   j["inverted_elements"] = std::move(inverted);  // det F <= 0 after each step

@@ -144,6 +144,7 @@ TEST_CASE("adjoint: a CG solve stopped at its iteration cap makes the gradient u
   AdjointOptions capped;
   capped.linear = {
       .kind = "pcg", .preconditioner = "jacobi", .rel_tol = 1e-10, .max_iterations = 2};
+  capped.direct_fallback = false;
   const GradientResult g = gradient(*p.sim, traj, *loss, params, capped);
   CHECK_FALSE(g.report.trustworthy());
   CHECK(g.report.unsolved_steps.size() == static_cast<size_t>(p.rollout.steps));
@@ -156,6 +157,28 @@ TEST_CASE("adjoint: a CG solve stopped at its iteration cap makes the gradient u
   const GradientResult ok = gradient(*p.sim, traj, *loss, params, capped);
   CHECK(ok.report.trustworthy());
   CHECK(ok.report.worst_relative_residual <= 1e-10);
+}
+
+
+TEST_CASE("adjoint: a CG solve that cannot converge falls back to CHOLMOD, exactly") {
+  Problem p = cantilever_problem(2, 4);
+  const Trajectory traj = simulate(*p.sim, p.rollout);
+  const auto loss = mixed_loss(p);
+  const ParameterSet params(*p.sim, p.rollout, {"youngs"});
+  AdjointOptions direct;
+  direct.linear.kind = "cholmod";
+  const GradientResult reference = gradient(*p.sim, traj, *loss, params, direct);
+  for (const char* kind : {"pcg", "matfree"}) {
+    CAPTURE(kind);
+    AdjointOptions capped;
+    capped.linear = {
+        .kind = kind, .preconditioner = "jacobi", .rel_tol = 1e-10, .max_iterations = 2};
+    const GradientResult g = gradient(*p.sim, traj, *loss, params, capped);
+    CHECK(g.report.trustworthy());
+    CHECK(g.report.unsolved_steps.empty());
+    CHECK(g.report.direct_fallback_steps.size() == static_cast<size_t>(p.rollout.steps));
+    CHECK(g.gradient[0] == doctest::Approx(reference.gradient[0]).epsilon(1e-12));
+  }
 }
 
 }  // namespace softgrad::test

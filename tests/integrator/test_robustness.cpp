@@ -196,6 +196,36 @@ TEST_CASE("integrator/step: every linear solver gives the same trajectory") {
   CHECK((runs[0].back() - model->X).lpNorm<Eigen::Infinity>() > 1e-2);
 }
 
+TEST_CASE(
+    "integrator/newton: directions CG gives up on are solved by CHOLMOD, said in the report") {
+  // CG capped at 3 iterations cannot solve a direction: each is solved by CHOLMOD instead, and
+  // the trajectory is CHOLMOD's own.
+  auto model = cantilever("neo_hookean", 1e6, {6, 2, 2}, 0.6);
+  SimulationOptions direct;
+  direct.dt = 0.01;
+  Simulator reference(model, direct);
+  for (const char* kind : {"pcg", "matfree"}) {
+    CAPTURE(kind);
+    SimulationOptions capped = direct;
+    capped.linear.kind = kind;
+    capped.linear.max_iterations = 3;
+    Simulator sim(model, capped);
+    State s = sim.rest_state(), ref = reference.rest_state();
+    int fallbacks = 0;
+    for (int n = 0; n < 5; ++n) {
+      const NewtonReport r = sim.step(s);
+      REQUIRE_MESSAGE(r.converged(), r.message);
+      REQUIRE(reference.step(ref).converged());
+      CHECK(r.direct_fallbacks >= 1);
+      fallbacks += r.direct_fallbacks;
+    }
+    CHECK(fallbacks >= 5);
+    const double moved = (ref.x - model->X).lpNorm<Eigen::Infinity>();
+    CHECK(moved > 1e-3);
+    CHECK((s.x - ref.x).lpNorm<Eigen::Infinity>() <= 1e-7 * moved);
+  }
+}
+
 TEST_CASE("integrator/newton: inexact directions never move the kinematic dofs") {
   // A stiff 1 m beam (2,880 tets) clamped at one end, with incomplete-Cholesky PCG: the
   // preconditioner couples the clamp's identity rows to the rest, so an inexact solve (Newton's

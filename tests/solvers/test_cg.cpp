@@ -184,4 +184,40 @@ TEST_CASE("solvers/cg: runs on another vector type through argument-dependent lo
 }
 
 }  // namespace
+
+TEST_CASE("solvers/cg: a solve that cannot reach its tolerance within the limit gives up early") {
+  SUBCASE("too slow: the rate of its last window would need more than twice the limit") {
+    const SparseMatrix A = test::laplacian_2d(200, 200, 0.0);  // condition number ~1.6e4
+    const Eigen::VectorXd b = test::random_vector(A.rows(), 6);
+    Eigen::VectorXd x = Eigen::VectorXd::Zero(A.rows());
+    auto scratch = scratch_of_size(A.rows());
+    const LinearSolveReport report =
+        conjugate_gradient(SparseMatrixOperator(A), IdentityPreconditioner{}, b, x, scratch,
+                           CgOptions{1e-12, 0.0, 500});
+    CHECK(report.status == Status::MaxIterations);
+    CHECK(report.iterations < 500);
+    CHECK(report.message.find("given up") != std::string::npos);
+    CHECK(report.residual_norm == doctest::Approx((A * x - b).norm()).epsilon(1e-6));
+    // With room, the same solve converges: nothing is given up that would have converged.
+    x.setZero();
+    const LinearSolveReport room =
+        conjugate_gradient(SparseMatrixOperator(A), IdentityPreconditioner{}, b, x, scratch,
+                           CgOptions{1e-12, 0.0, 5000});
+    CHECK(room.status == Status::Converged);
+    CHECK(room.iterations > 500);
+  }
+  SUBCASE("stagnant: a tolerance below round-off") {
+    const SparseMatrix A = test::laplacian_2d(20, 20, 1.0);
+    const Eigen::VectorXd b = test::random_vector(A.rows(), 7);
+    Eigen::VectorXd x = Eigen::VectorXd::Zero(A.rows());
+    auto scratch = scratch_of_size(A.rows());
+    const LinearSolveReport report =
+        conjugate_gradient(SparseMatrixOperator(A), IdentityPreconditioner{}, b, x, scratch,
+                           CgOptions{1e-30, 0.0, 2000});
+    CHECK(report.status == Status::MaxIterations);
+    CHECK(report.iterations <= 600);
+    CHECK(report.message.find("given up") != std::string::npos);
+  }
+}
+
 }  // namespace softgrad
