@@ -398,6 +398,90 @@ def peer_sweep():
     return rows
 
 
+def diffpd_armadillo():
+    """DiffPD against softgrad on DiffPD's Armadillo (benchmarks/peers/run_diffpd_benchmark.py)."""
+    d = load("diffpd_armadillo")
+    p = d["problem"]
+    rows = [f"DiffPD's Armadillo ({p['tets']:,} tets, neo-Hookean E = {p['youngs']:.0e} Pa, "
+            f"nu = {p['poisson']}, {p['fixed']} vertices fixed, {p['held_in_z']} held in z, "
+            f"{p['loaded']} under twisting point forces, dt = {p['dt']:g} s, no gravity, DiffPD's "
+            f"mean-volume weighting and equal vertex masses), {d['steps']} steps, one thread each "
+            f"({machine_text(d)}). Error: the largest distance of a final vertex from softgrad's "
+            f"at Newton tolerance {d['reference']['solver']['newton_tolerance']:g}.", "",
+            "| side | tolerance | forward s / step | iterations / step | backward s | "
+            "final error | note |", "|---|---|---|---|---|---|---|"]
+
+    def number(v, fmt):
+        return format(v, fmt) if isinstance(v, (int, float)) else "–"
+
+    def error(v):
+        e = v.get("final_error_m")
+        return f"{e:.1e} m" if isinstance(e, float) else "–"
+
+    for name, v in d["softgrad"].items():
+        solver = v["solver"]
+        label = solver["linear"] + (f" ({solver['preconditioner']})" if "preconditioner" in
+                                    solver else "")
+        iterations = (f"{v['newton_iterations_mean']:.1f} Newton, "
+                      f"{sum(v['factorizations_per_step']) / len(v['factorizations_per_step']):.1f}"
+                      f" Hessians" if v.get("converged") else "–")
+        if v.get("cg_per_hessian"):
+            iterations += f", {v['cg_per_hessian']:.0f} CG per Hessian"
+        adjoint = v.get("adjoint", {})
+        note = []
+        if adjoint:
+            note.append("gradient " + ("trusted" if adjoint.get("trustworthy") else "NOT trusted"))
+            if adjoint.get("direct_fallback_steps"):
+                note.append(f"{len(adjoint['direct_fallback_steps'])} adjoint steps by CHOLMOD")
+            if adjoint.get("linear_iterations"):
+                note.append(f"{adjoint['linear_iterations']} adjoint CG")
+        if not v.get("converged"):
+            note.append(v.get("error", "failed")[:80])
+        rows.append(f"| softgrad {label} | default | {number(v.get('forward_s_per_step'), '.3g')} | "
+                    f"{iterations} | {number(v.get('backward_s'), '.3g')} | "
+                    f"{error(v)} | {'; '.join(note)} |")
+    for v in d["diffpd"]:
+        its = v.get("forward_iterations_per_step")
+        note = []
+        if v.get("backward_failed"):
+            note.append("backward failed: " + str(v.get("backward_error") or "")[:60])
+        elif v.get("backward_s") is None and not v.get("error"):
+            note.append("forward only")
+        if v.get("forward_failed") or (v.get("error") and not v.get("backward_failed")):
+            note.append(str(v.get("forward_error") or v.get("error"))[:80])
+        rows.append(f"| DiffPD {v['method']} | {v['rel_tol']:g} | "
+                    f"{number(v.get('forward_s_per_step'), '.3g')} | "
+                    f"{number(its, '.1f')} | {number(v.get('backward_s'), '.3g')} | "
+                    f"{error(v)} | {'; '.join(note)} |")
+    s = d["summary"]
+    t = s["targets"]
+    verdicts = []
+    if "forward_ratio_at_diffpd_tolerance" in s:
+        r = s["forward_ratio_at_diffpd_tolerance"]
+        verdicts.append(f"softgrad's forward {r:.1f}x DiffPD's {s['diffpd_own_tolerance_run']['method']}"
+                        f" at its tolerance {s['diffpd_own_tolerance_run']['rel_tol']:g} "
+                        f"({t['forward_at_diffpd_tolerance']:g}x wanted: "
+                        f"{'met' if r >= t['forward_at_diffpd_tolerance'] else 'not met'})")
+    if "forward_ratio_at_equal_accuracy" in s:
+        r = s["forward_ratio_at_equal_accuracy"]
+        e = s["equal_accuracy_run"]
+        verdicts.append(f"{r:.1f}x against its rel_tol {e['rel_tol']:g} run "
+                        f"({number(e['diffpd_error_m'], '.1e')} m against softgrad's "
+                        f"{number(e['softgrad_error_m'], '.1e')} m; "
+                        f"{t['forward_at_equal_accuracy']:g}x wanted at equal accuracy: "
+                        f"{'met' if r >= t['forward_at_equal_accuracy'] and e['diffpd_at_least_as_accurate'] else 'not met'})")
+    if "forward_and_backward_ratio_at_diffpd_tolerance" in s:
+        verdicts.append(f"the gradient {s['backward_ratio_at_diffpd_tolerance']:.1f}x faster than "
+                        f"DiffPD's ({s['diffpd_gradient_run']}), forward and backward together "
+                        f"{s['forward_and_backward_ratio_at_diffpd_tolerance']:.1f}x")
+    n = s.get("softgrad_newton_iterations_per_loaded_step")
+    if n is not None:
+        verdicts.append(f"softgrad's Newton {n:.1f} iterations per loaded step, chord steps "
+                        f"included ({t['newton_iterations_per_step']:g} wanted: "
+                        f"{'met' if n <= t['newton_iterations_per_step'] else 'not met'})")
+    return rows + ["", "; ".join(verdicts) + "."]
+
+
 def peer_step_cost(d):
     """The forward step against one Newton iteration's work (newton_step_cost), per size."""
     if not any(size.get("step_cost") for size in d["sizes"]):
@@ -904,7 +988,7 @@ def neural_material():
 
 
 TABLES = {"neural_material": neural_material, "startup": startup, "sysid_cantilever": sysid_cantilever, "armadillo": armadillo, "big_mesh": big_mesh, "locomotion_compare": locomotion_compare, "sysid_scenes": sysid_scenes, "cantilever_solvers": cantilever_solvers, "adjoint_cantilever": adjoint_cantilever,
-          "mesh_contact": mesh_contact, "rigid_robots": rigid_robots, "peer_pytorch": peer_pytorch, "peer_sweep": peer_sweep, "thread_policy": thread_policy, "material_throughput": material_throughput,
+          "mesh_contact": mesh_contact, "rigid_robots": rigid_robots, "peer_pytorch": peer_pytorch, "peer_sweep": peer_sweep, "diffpd_armadillo": diffpd_armadillo, "thread_policy": thread_policy, "material_throughput": material_throughput,
           "hessian_projection": hessian_projection,
           "locomotion_speed": locomotion_speed, "batch_rollouts": batch_rollouts,
           "python_overhead": python_overhead, "biped_bptt": biped_bptt, "torch_batch": torch_batch,
