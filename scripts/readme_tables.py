@@ -429,6 +429,8 @@ def diffpd_armadillo():
             iterations += f", {v['cg_per_hessian']:.0f} CG per Hessian"
         adjoint = v.get("adjoint", {})
         note = []
+        if sum(v.get("direct_fallbacks_per_step", [])):
+            note.append(f"{sum(v['direct_fallbacks_per_step'])} Newton directions by CHOLMOD")
         if adjoint:
             note.append("gradient " + ("trusted" if adjoint.get("trustworthy") else "NOT trusted"))
             if adjoint.get("direct_fallback_steps"):

@@ -85,6 +85,7 @@ def run_softgrad(folder, solver, steps, gradient=True):
         newton_iterations_per_step=[n["iterations"] for n in traj.newton],
         factorizations_per_step=[n["factorizations"] for n in traj.newton],
         linear_iterations_per_step=[n["linear_iterations"] for n in traj.newton],
+        direct_fallbacks_per_step=[n.get("direct_fallbacks", 0) for n in traj.newton],
         newton_iterations_mean_loaded=float(np.mean([n["iterations"] for n in newton])),
         newton_iterations_mean=float(np.mean([n["iterations"] for n in traj.newton])))
     solves = sum(n["factorizations"] for n in traj.newton)
