@@ -159,7 +159,6 @@ TEST_CASE("adjoint: a CG solve stopped at its iteration cap makes the gradient u
   CHECK(ok.report.worst_relative_residual <= 1e-10);
 }
 
-
 TEST_CASE("adjoint: a CG solve that cannot converge falls back to CHOLMOD, exactly") {
   Problem p = cantilever_problem(2, 4);
   const Trajectory traj = simulate(*p.sim, p.rollout);
