@@ -46,7 +46,7 @@ def read_tetgen(base):
     with open(base + ".ele") as f:
         m = int(f.readline().split()[0])
         eles = np.loadtxt(f, max_rows=m, dtype=np.int64)
-    first = int(nodes[0, 0])  # 1-based here, as DiffPD's reader assumes nothing else
+    first = int(nodes[0, 0])  # TetGen ids start at 0 or 1 (1 in this mesh)
     order = np.argsort(nodes[:, 0])
     return nodes[order, 1:4], eles[:, 1:5] - first
 

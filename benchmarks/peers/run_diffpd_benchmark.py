@@ -122,7 +122,10 @@ def run_softgrad(folder, solver, steps, gradient=True):
 def run_diffpd(args, method, rel_tol, backward, work):
     """DiffPD's forward (and backward) by diffpd_armadillo.py in a child process (its own time
     limit); returns its record and final positions (DiffPD's axes) or None."""
-    out_json = os.path.join(work, f"diffpd_{method}_{rel_tol:g}.json")
+    # A folder per run: the driver names its .npy files by method only.
+    folder = os.path.join(work, f"diffpd_{method}_{rel_tol:g}")
+    os.makedirs(folder, exist_ok=True)
+    out_json = os.path.join(folder, "run.json")
     command = [sys.executable, os.path.join(HERE, "diffpd_armadillo.py"), "--diffpd", args.diffpd,
                "--steps", str(args.steps), "--methods", method, "--rel-tol", str(rel_tol),
                "--threads", "1", "--out", out_json] + ([] if backward else ["--no-backward"])
