@@ -27,7 +27,7 @@
 
 #include "cantilever_beam.hpp"
 #include "softgrad/adjoint.hpp"
-#include "softgrad/assembly.hpp"
+#include "softgrad/detail/assembly.hpp"
 #include "softgrad/openmp_waiting.hpp"
 #include "solvers/cpu/pcg_solver.hpp"
 #include "solvers/cuda/elastic_body.hpp"

@@ -6,7 +6,7 @@
 #include <cmath>
 #include <random>
 
-#include "softgrad/ad/hyperelastic.hpp"
+#include "softgrad/detail/ad/hyperelastic.hpp"
 
 namespace softgrad::bench {
 namespace {

@@ -1,7 +1,8 @@
 # Installation and the find_package(softgrad) package config.
 include(CMakePackageConfigHelpers)
 
-# The public headers only: include/softgrad (no solver or CUDA internals) and config.hpp.
+# The public headers only: include/softgrad (no solver or CUDA internals; its detail/ holds what
+# the public templates include, installed but not API) and config.hpp.
 install(DIRECTORY include/softgrad DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 install(FILES "${SOFTGRAD_GENERATED_INCLUDE}/softgrad/config.hpp"
         DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/softgrad)

@@ -2,9 +2,9 @@
 #include "softgrad/materials/mass_spring.hpp"
 
 #include "builtin.hpp"
-#include "softgrad/ad/derivatives.hpp"
-#include "softgrad/ad/psd_projection.hpp"
-#include "softgrad/element_model.hpp"
+#include "softgrad/detail/ad/derivatives.hpp"
+#include "softgrad/detail/ad/psd_projection.hpp"
+#include "softgrad/detail/element_model.hpp"
 
 namespace softgrad {
 namespace {

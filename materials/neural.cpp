@@ -7,8 +7,8 @@
 #include <cstring>
 
 #include "icnn.hpp"
-#include "softgrad/ad/hyperelastic.hpp"
-#include "softgrad/element_model.hpp"
+#include "softgrad/detail/ad/hyperelastic.hpp"
+#include "softgrad/detail/element_model.hpp"
 #include "softgrad/errors.hpp"
 
 namespace softgrad {

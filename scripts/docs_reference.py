@@ -490,13 +490,22 @@ def parse_header(path):
 
 
 def cpp_page():
-    headers = sorted(glob.glob(os.path.join(ROOT, "include", "softgrad", "**", "*.hpp"),
-                               recursive=True))
+    every = sorted(glob.glob(os.path.join(ROOT, "include", "softgrad", "**", "*.hpp"),
+                             recursive=True))
+    detail = os.path.join(ROOT, "include", "softgrad", "detail") + os.sep
+    headers = [p for p in every if not p.startswith(detail)]
+    internals = [os.path.relpath(p, os.path.join(ROOT, "include")) for p in every
+                 if p.startswith(detail)]
     out = [GENERATED.format(source="the `///` comments of include/softgrad/"), "", "# C++ API", "",
-           "The public headers (`include/softgrad/`, the only headers installed), each "
+           "The public headers (`include/softgrad/` outside `detail/`), each "
            "documented declaration with its `///` comment: what it does, units, preconditions "
            "and behaviour on failure. Include them as `#include \"softgrad/NAME.hpp\"`; link "
-           "`softgrad::softgrad` ([CMake](../guides/cmake.md)).", ""]
+           "`softgrad::softgrad` ([CMake](../guides/cmake.md)).", "",
+           "`include/softgrad/detail/` holds the internals the public headers are built on (the "
+           "element AD, SIMD lanes, parallel loops, small-matrix kernels, the sparse assembly). "
+           "They are installed because templates in public headers include them, but they are "
+           "not API: they change in any release without notice. "
+           f"They are {len(internals)}: " + ", ".join(f"`{r}`" for r in internals) + ".", ""]
     groups = {}
     for path in headers:
         rel = os.path.relpath(path, os.path.join(ROOT, "include"))

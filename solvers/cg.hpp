@@ -19,8 +19,8 @@
 #include <sstream>
 #include <string>
 
+#include "softgrad/detail/solvers/linear_solve_report.hpp"
 #include "softgrad/errors.hpp"
-#include "softgrad/solvers/linear_solve_report.hpp"
 #include "solvers/vector_ops.hpp"
 
 namespace softgrad {

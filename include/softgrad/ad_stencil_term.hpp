@@ -21,10 +21,10 @@
 
 #include <Eigen/Eigenvalues>
 
-#include "softgrad/ad/derivatives.hpp"
-#include "softgrad/ad/psd_projection.hpp"
+#include "softgrad/detail/ad/derivatives.hpp"
+#include "softgrad/detail/ad/psd_projection.hpp"
+#include "softgrad/detail/parallel.hpp"
 #include "softgrad/errors.hpp"
-#include "softgrad/parallel.hpp"
 #include "softgrad/stencil_term.hpp"
 
 namespace softgrad {

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "softgrad/adjoint.hpp"
-#include "softgrad/task_pool.hpp"
+#include "softgrad/detail/task_pool.hpp"
 #include "softgrad/trajectory.hpp"
 
 namespace softgrad {

@@ -7,8 +7,8 @@
 
 #include <memory>
 
-#include "softgrad/ad/hyperelastic.hpp"
-#include "softgrad/element_model.hpp"
+#include "softgrad/detail/ad/hyperelastic.hpp"
+#include "softgrad/detail/element_model.hpp"
 
 namespace softgrad {
 

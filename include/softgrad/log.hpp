@@ -22,6 +22,8 @@ LogSink log_sink();
 /// Messages above this level are dropped. Default: Warn.
 void set_log_level(LogLevel level);
 LogLevel log_level();
+/// The level's word in messages: "error", "warning", "info" or "debug".
+const char* to_string(LogLevel level);
 /// Sends one message to the sink if `level` is enabled.
 void log(LogLevel level, const std::string& message);
 

@@ -12,7 +12,9 @@
 #include <string>
 #include <vector>
 
+#include "softgrad/detail/ad/tape.hpp"
 #include "softgrad/model.hpp"
+#include "softgrad/sensors.hpp"
 #include "softgrad/state.hpp"
 
 namespace softgrad {
@@ -162,6 +164,53 @@ class SumLoss final : public Loss {
 
  private:
   std::vector<std::shared_ptr<const Loss>> terms_;
+};
+
+/// A user loss on chosen vertices, differentiated by softgrad's reverse-mode AD:
+///     l_n = fn(n, T, t, x, v)
+/// where x and v point to the |vertices| * dim positions and velocities of those vertices as
+/// AD scalars (ad::Var<double>) and fn returns one. Write it generically, like an energy:
+///     auto fn = [](int n, int T, double t, const auto* x, const auto* v) {
+///       return n == T ? 0.5 * (x[1] - 1.0) * (x[1] - 1.0) : decltype(x[0])(0.0); };
+class StateLoss final : public Loss {
+ public:
+  using Scalar = ad::Var<double>;
+  using Function = std::function<Scalar(int n, int T, double t, const Scalar* x, const Scalar* v)>;
+  /// @param tape_capacity AD nodes per evaluation (the heap tape is sized once).
+  StateLoss(const Model& model, std::vector<int> vertices, Function fn,
+            int tape_capacity = 1 << 16);
+  double evaluate(int n, int T, const State& s, Eigen::VectorXd* xbar,
+                  Eigen::VectorXd* vbar) const override;
+
+ private:
+  int dim_;
+  std::vector<int> vertices_;
+  Function fn_;
+  int capacity_;
+};
+
+/// A loss on sensor readings (sensors.hpp) over the last part of a rollout:
+///     L = 1/|W| sum_{n in W} sum_k w_k / 2 (s_k(x_n, v_n) - target_k)^2,
+///     W = the states n with ceil(from T) <= n <= T and n >= 1,
+/// e.g. an arm's hand at a goal over the second half of an episode (from = 0.5), a thrown ball
+/// at its target at the end (from = 1), a pole upright throughout (from = 0).
+class SensorLoss final : public Loss {
+ public:
+  /// `target` and `weights` have one entry per sensor value (SensorSet::size()).
+  /// @throws InputError for sizes that do not match, a weight that is negative or not finite,
+  /// a target that is not finite, or `from` outside [0, 1].
+  SensorLoss(const Model& model, std::vector<Sensor> sensors, Eigen::VectorXd target,
+             Eigen::VectorXd weights, double from);
+  double evaluate(int n, int T, const State& s, Eigen::VectorXd* xbar,
+                  Eigen::VectorXd* vbar) const override;
+  /// The first state of the window for a rollout of T steps.
+  int first_state(int T) const;
+  const SensorSet& sensors() const { return sensors_; }
+
+ private:
+  SensorSet sensors_;
+  Eigen::VectorXd target_, weights_;
+  double from_;
 };
 
 }  // namespace softgrad

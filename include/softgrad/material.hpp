@@ -46,7 +46,7 @@
 
 #include <limits>
 
-#include "softgrad/small_matrix.hpp"
+#include "softgrad/detail/small_matrix.hpp"
 
 namespace softgrad {
 

@@ -15,10 +15,10 @@
 #include "arrays.hpp"
 #include "bindings.hpp"
 #include "handles.hpp"
+#include "softgrad/detail/task_pool.hpp"
 #include "softgrad/errors.hpp"
 #include "softgrad/locomotion.hpp"
 #include "softgrad/rl/locomotion_env.hpp"
-#include "softgrad/task_pool.hpp"
 
 namespace softgrad::python {
 namespace {

@@ -4,8 +4,8 @@
 #include <chrono>
 #include <climits>
 
+#include "softgrad/detail/parallel.hpp"
 #include "softgrad/errors.hpp"
-#include "softgrad/parallel.hpp"
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #define SOFTGRAD_AVX2_BLOCK_PRODUCT 1

@@ -6,8 +6,8 @@
 #include <chrono>
 #include <cmath>
 
+#include "softgrad/detail/parallel.hpp"
 #include "softgrad/errors.hpp"
-#include "softgrad/parallel.hpp"
 #include "solvers/cpu/preconditioners.hpp"
 
 namespace softgrad {

@@ -4,7 +4,7 @@
 #include <climits>
 
 #include "materials/builtin_materials.hpp"
-#include "softgrad/ad/hyperelastic.hpp"
+#include "softgrad/detail/ad/hyperelastic.hpp"
 #include "solvers/cuda/cuda_check.hpp"
 #include "solvers/cuda/elastic_kernels.hpp"
 

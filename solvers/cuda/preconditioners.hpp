@@ -4,7 +4,7 @@
 /// in 3D), both built on the device from a DeviceCsrMatrix.
 #pragma once
 
-#include "softgrad/solvers/linear_solve_report.hpp"
+#include "softgrad/detail/solvers/linear_solve_report.hpp"
 #include "solvers/cuda/device_csr_matrix.hpp"
 #include "solvers/cuda/device_vector.hpp"
 

@@ -8,11 +8,11 @@
 // but they run on any CPU; Release builds use GCC.) The file is
 // compiled with -ffp-contract=off (CMakeLists.txt): fused multiply-adds would round differently
 // from the SSE2 kernel and the one-element path.
-#include "softgrad/ad/batched_projection.hpp"
+#include "softgrad/detail/ad/batched_projection.hpp"
 
 #include <cstring>
 
-#include "softgrad/ad/isotropic_projection.hpp"
+#include "softgrad/detail/ad/isotropic_projection.hpp"
 #include "softgrad/errors.hpp"
 
 namespace softgrad::ad {

@@ -1,4 +1,4 @@
-#include "softgrad/ad/psd_projection.hpp"
+#include "softgrad/detail/ad/psd_projection.hpp"
 
 #include <Eigen/Cholesky>
 #include <Eigen/Eigenvalues>

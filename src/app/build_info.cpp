@@ -9,8 +9,8 @@
 #include <thread>
 
 #include "core/distributed.hpp"
-#include "softgrad/ad/batched_projection.hpp"
 #include "softgrad/config.hpp"
+#include "softgrad/detail/ad/batched_projection.hpp"
 #include "softgrad/io.hpp"
 #include "softgrad/openmp_waiting.hpp"
 #include "solvers/cpu/amg_preconditioner.hpp"

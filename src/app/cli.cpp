@@ -10,8 +10,8 @@
 #include "app/commands.hpp"
 #include "app/number_option.hpp"
 #include "softgrad/config.hpp"
+#include "softgrad/detail/memory_limit.hpp"
 #include "softgrad/errors.hpp"
-#include "softgrad/memory_limit.hpp"
 #include "softgrad/plugin.hpp"
 #include "softgrad/scene.hpp"
 

@@ -23,13 +23,13 @@
 #include "scene/summary.hpp"
 #include "softgrad/cmaes.hpp"
 #include "softgrad/config.hpp"
+#include "softgrad/detail/plot.hpp"
+#include "softgrad/detail/task_pool.hpp"
 #include "softgrad/errors.hpp"
 #include "softgrad/frame_writer.hpp"
-#include "softgrad/plot.hpp"
 #include "softgrad/rl/evolution_strategy.hpp"
 #include "softgrad/rl/locomotion_env.hpp"
 #include "softgrad/rl/ppo.hpp"
-#include "softgrad/task_pool.hpp"
 
 namespace softgrad::app {
 namespace {

@@ -5,24 +5,6 @@
 #include <utility>
 
 namespace softgrad::app {
-namespace {
-
-const char* level_name(LogLevel level) {
-  switch (level) {
-    case LogLevel::Error:
-      return "error";
-    case LogLevel::Warn:
-      return "warning";
-    case LogLevel::Info:
-      return "info";
-    case LogLevel::Debug:
-      return "debug";
-  }
-  return "log";
-}
-
-}  // namespace
-
 LogLevel log_level_for(Verbosity verbosity) {
   switch (verbosity) {
     case Verbosity::Quiet:
@@ -41,7 +23,7 @@ LogRedirect::LogRedirect(const Console& console, Verbosity verbosity)
   // The sink runs under the library's log mutex, so messages from worker threads do not interleave.
   set_log_sink([this](LogLevel level, const std::string& message) {
     if (before_) before_();
-    console_.err << "softgrad: " << level_name(level) << ": " << message << std::endl;
+    console_.err << "softgrad: " << to_string(level) << ": " << message << std::endl;
   });
 }
 

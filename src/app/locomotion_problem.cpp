@@ -7,9 +7,9 @@
 #include <utility>
 
 #include "app/scene_commands.hpp"
+#include "softgrad/detail/plot.hpp"
 #include "softgrad/errors.hpp"
 #include "softgrad/frame_writer.hpp"
-#include "softgrad/plot.hpp"
 
 namespace softgrad::app {
 

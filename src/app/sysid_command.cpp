@@ -16,9 +16,9 @@
 #include "app/sysid_report.hpp"
 #include "app/sysid_scene.hpp"
 #include "scene/summary.hpp"
+#include "softgrad/detail/task_pool.hpp"
 #include "softgrad/errors.hpp"
 #include "softgrad/frame_writer.hpp"
-#include "softgrad/task_pool.hpp"
 
 namespace softgrad::app {
 namespace {

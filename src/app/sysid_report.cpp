@@ -5,7 +5,7 @@
 #include <sstream>
 
 #include "softgrad/config.hpp"
-#include "softgrad/plot.hpp"
+#include "softgrad/detail/plot.hpp"
 
 namespace softgrad::app {
 namespace {

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "app/sysid_scene.hpp"
-#include "softgrad/plot.hpp"
+#include "softgrad/detail/plot.hpp"
 #include "softgrad/sysid.hpp"
 
 namespace softgrad::app {

@@ -18,9 +18,9 @@
 #include "io/text_output.hpp"
 #include "scene/summary.hpp"
 #include "softgrad/config.hpp"
+#include "softgrad/detail/plot.hpp"
 #include "softgrad/errors.hpp"
 #include "softgrad/frame_writer.hpp"
-#include "softgrad/plot.hpp"
 
 namespace softgrad::app {
 namespace {

@@ -1,9 +1,9 @@
-#include "softgrad/assembly.hpp"
+#include "softgrad/detail/assembly.hpp"
 
 #include <algorithm>
 
+#include "softgrad/detail/parallel.hpp"
 #include "softgrad/errors.hpp"
-#include "softgrad/parallel.hpp"
 
 namespace softgrad {
 

@@ -1,6 +1,6 @@
 #include "vector_scatter.hpp"
 
-#include "softgrad/parallel.hpp"
+#include "softgrad/detail/parallel.hpp"
 
 namespace softgrad {
 

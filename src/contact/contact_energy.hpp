@@ -11,8 +11,8 @@
 #include <type_traits>
 #include <vector>
 
-#include "softgrad/ad/tape.hpp"
 #include "softgrad/contact.hpp"
+#include "softgrad/detail/ad/tape.hpp"
 
 namespace softgrad::detail {
 

@@ -8,11 +8,11 @@
 #include "ccd.hpp"
 #include "contact_parameters.hpp"
 #include "mesh_friction_energy.hpp"
-#include "softgrad/ad/derivatives.hpp"
-#include "softgrad/ad/psd_projection.hpp"
-#include "softgrad/assembly.hpp"
+#include "softgrad/detail/ad/derivatives.hpp"
+#include "softgrad/detail/ad/psd_projection.hpp"
+#include "softgrad/detail/assembly.hpp"
+#include "softgrad/detail/parallel.hpp"
 #include "softgrad/errors.hpp"
-#include "softgrad/parallel.hpp"
 
 namespace softgrad {
 

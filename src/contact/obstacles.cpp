@@ -7,7 +7,7 @@
 #include <sstream>
 #include <type_traits>
 
-#include "softgrad/ad/derivatives.hpp"
+#include "softgrad/detail/ad/derivatives.hpp"
 #include "softgrad/errors.hpp"
 
 namespace softgrad {

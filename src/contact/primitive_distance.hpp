@@ -9,7 +9,7 @@
 
 #include <algorithm>
 
-#include "softgrad/ad/tape.hpp"
+#include "softgrad/detail/ad/tape.hpp"
 
 namespace softgrad::collision {
 

@@ -7,7 +7,7 @@
 #include <random>
 
 #include "softgrad/errors.hpp"
-#include "softgrad/sensor_loss.hpp"
+#include "softgrad/loss.hpp"
 
 namespace softgrad {
 namespace {

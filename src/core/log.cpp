@@ -19,7 +19,10 @@ std::atomic<int>& level() {
   static std::atomic<int> l{static_cast<int>(LogLevel::Warn)};
   return l;
 }
-const char* level_name(LogLevel l) {
+
+}  // namespace
+
+const char* to_string(LogLevel l) {
   switch (l) {
     case LogLevel::Error:
       return "error";
@@ -32,8 +35,6 @@ const char* level_name(LogLevel l) {
   }
   return "?";
 }
-
-}  // namespace
 
 LogSink log_sink() {
   std::lock_guard<std::mutex> lock(sink_mutex());
@@ -55,7 +56,7 @@ void log(LogLevel l, const std::string& message) {
   if (sink()) {
     sink()(l, message);
   } else {
-    std::fprintf(stderr, "softgrad %s: %s\n", level_name(l), message.c_str());
+    std::fprintf(stderr, "softgrad %s: %s\n", to_string(l), message.c_str());
   }
 }
 

@@ -1,4 +1,4 @@
-#include "softgrad/memory_limit.hpp"
+#include "softgrad/detail/memory_limit.hpp"
 
 #include <unistd.h>
 

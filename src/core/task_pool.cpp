@@ -1,6 +1,6 @@
 // TaskPool: worker threads over an atomic task counter; across MPI processes, a block of tasks
 // per process and an all-gather of the results (distributed.hpp).
-#include "softgrad/task_pool.hpp"
+#include "softgrad/detail/task_pool.hpp"
 
 #include <omp.h>
 

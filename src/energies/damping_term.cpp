@@ -2,9 +2,9 @@
 
 #include <cmath>
 
-#include "softgrad/assembly.hpp"
+#include "softgrad/detail/assembly.hpp"
+#include "softgrad/detail/parallel.hpp"
 #include "softgrad/errors.hpp"
-#include "softgrad/parallel.hpp"
 
 namespace softgrad {
 namespace {

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <sstream>
 
-#include "softgrad/element_model.hpp"
+#include "softgrad/detail/element_model.hpp"
 #include "softgrad/errors.hpp"
 
 namespace softgrad {

@@ -4,8 +4,8 @@
 #include <concepts>
 #include <sstream>
 
+#include "softgrad/detail/memory_limit.hpp"
 #include "softgrad/errors.hpp"
-#include "softgrad/memory_limit.hpp"
 #include "softgrad/muscles.hpp"
 
 namespace softgrad {

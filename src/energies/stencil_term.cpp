@@ -9,9 +9,9 @@
 #include <limits>
 
 #include "../assembly/vector_scatter.hpp"
-#include "softgrad/assembly.hpp"
+#include "softgrad/detail/assembly.hpp"
+#include "softgrad/detail/parallel.hpp"
 #include "softgrad/errors.hpp"
-#include "softgrad/parallel.hpp"
 
 namespace softgrad {
 

@@ -2,8 +2,8 @@
 
 #include <cmath>
 
+#include "softgrad/detail/memory_limit.hpp"
 #include "softgrad/errors.hpp"
-#include "softgrad/memory_limit.hpp"
 #include "softgrad/model.hpp"
 
 namespace softgrad {

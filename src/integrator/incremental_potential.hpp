@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "softgrad/assembly.hpp"
+#include "softgrad/detail/assembly.hpp"
 #include "softgrad/model.hpp"
 #include "solvers/cpu/linear_operator.hpp"
 

@@ -5,8 +5,8 @@
 #include <cstdio>
 #include <sstream>
 
+#include "softgrad/detail/memory_limit.hpp"
 #include "softgrad/errors.hpp"
-#include "softgrad/memory_limit.hpp"
 #include "softgrad/trajectory.hpp"
 
 namespace softgrad {

@@ -5,8 +5,8 @@
 #include <vector>
 
 #include "../energies/elastic_term.hpp"
+#include "softgrad/detail/parallel.hpp"
 #include "softgrad/material_model.hpp"
-#include "softgrad/parallel.hpp"
 
 namespace softgrad {
 namespace {

@@ -9,8 +9,8 @@
 #include <sstream>
 
 #include "input_file.hpp"
+#include "softgrad/detail/memory_limit.hpp"
 #include "softgrad/errors.hpp"
-#include "softgrad/memory_limit.hpp"
 
 namespace softgrad::detail {
 namespace {

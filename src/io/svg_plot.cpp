@@ -6,8 +6,8 @@
 #include <limits>
 #include <string>
 
+#include "softgrad/detail/plot.hpp"
 #include "softgrad/errors.hpp"
-#include "softgrad/plot.hpp"
 #include "text_output.hpp"
 
 namespace softgrad {

@@ -10,7 +10,7 @@
 
 #include "../contact/contact_energy.hpp"
 #include "affine.hpp"
-#include "softgrad/ad/tape.hpp"
+#include "softgrad/detail/ad/tape.hpp"
 #include "softgrad/joints.hpp"
 
 namespace softgrad::detail {

@@ -3,8 +3,8 @@
 #include <sstream>
 
 #include "joint_term.hpp"
+#include "softgrad/detail/memory_limit.hpp"
 #include "softgrad/errors.hpp"
-#include "softgrad/memory_limit.hpp"
 
 namespace softgrad {
 namespace {

@@ -9,7 +9,7 @@
 
 #include "joint_energy.hpp"
 #include "joint_term.hpp"
-#include "softgrad/ad/derivatives.hpp"
+#include "softgrad/detail/ad/derivatives.hpp"
 #include "softgrad/errors.hpp"
 
 namespace softgrad {

@@ -1,4 +1,4 @@
-#include "softgrad/rl/env_pool.hpp"
+#include "softgrad/detail/rl/env_pool.hpp"
 
 #include "softgrad/errors.hpp"
 

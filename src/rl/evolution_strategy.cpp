@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "softgrad/detail/rl/env_pool.hpp"
 #include "softgrad/errors.hpp"
-#include "softgrad/rl/env_pool.hpp"
 
 namespace softgrad::rl {
 namespace {

@@ -1,4 +1,4 @@
-#include "softgrad/rl/gaussian_policy.hpp"
+#include "softgrad/detail/rl/gaussian_policy.hpp"
 
 #include <cmath>
 #include <numbers>

@@ -22,9 +22,9 @@
 #include "scene_sysid.hpp"
 #include "scene_tables.hpp"
 #include "schema.hpp"
+#include "softgrad/detail/memory_limit.hpp"
 #include "softgrad/errors.hpp"
 #include "softgrad/log.hpp"
-#include "softgrad/memory_limit.hpp"
 #include "softgrad/plugin.hpp"
 #include "softgrad/scene.hpp"
 

@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "softgrad/detail/task_pool.hpp"
 #include "softgrad/sysid.hpp"
-#include "softgrad/task_pool.hpp"
 
 namespace softgrad::detail {
 

@@ -6,8 +6,8 @@
 
 #include "identify_one.hpp"
 #include "parametrisation.hpp"
+#include "softgrad/detail/task_pool.hpp"
 #include "softgrad/errors.hpp"
-#include "softgrad/task_pool.hpp"
 
 namespace softgrad {
 namespace {

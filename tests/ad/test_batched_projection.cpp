@@ -8,8 +8,8 @@
 #include <cstring>
 #include <vector>
 
-#include "softgrad/ad/batched_projection.hpp"
-#include "softgrad/ad/hyperelastic.hpp"
+#include "softgrad/detail/ad/batched_projection.hpp"
+#include "softgrad/detail/ad/hyperelastic.hpp"
 #include "softgrad/materials/mooney_rivlin.hpp"
 #include "softgrad/materials/stable_neo_hookean.hpp"
 #include "support/random.hpp"

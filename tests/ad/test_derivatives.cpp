@@ -3,8 +3,8 @@
 #include <Eigen/Core>
 #include <cmath>
 
-#include "softgrad/ad/derivatives.hpp"
-#include "softgrad/ad/singular_values.hpp"
+#include "softgrad/detail/ad/derivatives.hpp"
+#include "softgrad/detail/ad/singular_values.hpp"
 #include "support/finite_difference.hpp"
 
 namespace ad = softgrad::ad;

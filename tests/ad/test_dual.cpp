@@ -2,8 +2,8 @@
 
 #include <cmath>
 
-#include "softgrad/ad/dual.hpp"
-#include "softgrad/ad/nested_dual.hpp"
+#include "softgrad/detail/ad/dual.hpp"
+#include "softgrad/detail/ad/nested_dual.hpp"
 
 using softgrad::ad::Dual;
 

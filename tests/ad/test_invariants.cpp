@@ -11,7 +11,7 @@
 #include <utility>
 #include <vector>
 
-#include "softgrad/ad/hyperelastic.hpp"
+#include "softgrad/detail/ad/hyperelastic.hpp"
 #include "softgrad/materials/mooney_rivlin.hpp"
 #include "softgrad/materials/neo_hookean.hpp"
 #include "softgrad/materials/stable_neo_hookean.hpp"

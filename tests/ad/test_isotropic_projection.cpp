@@ -8,8 +8,8 @@
 #include <Eigen/Dense>
 #include <cmath>
 
-#include "softgrad/ad/hyperelastic.hpp"
-#include "softgrad/ad/isotropic_projection.hpp"
+#include "softgrad/detail/ad/hyperelastic.hpp"
+#include "softgrad/detail/ad/isotropic_projection.hpp"
 #include "softgrad/materials/mooney_rivlin.hpp"
 #include "softgrad/materials/stable_neo_hookean.hpp"
 #include "support/random.hpp"

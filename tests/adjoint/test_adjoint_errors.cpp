@@ -2,7 +2,7 @@
 #include <doctest/doctest.h>
 
 #include "adjoint/gradient_check.hpp"
-#include "softgrad/assembly.hpp"
+#include "softgrad/detail/assembly.hpp"
 #include "softgrad/errors.hpp"
 
 namespace softgrad::test {

@@ -4,7 +4,6 @@
 
 #include "softgrad/errors.hpp"
 #include "softgrad/loss.hpp"
-#include "softgrad/state_loss.hpp"
 #include "support/finite_difference.hpp"
 #include "support/random.hpp"
 #include "support/tiny_models.hpp"

@@ -7,9 +7,9 @@
 #include "app/commands.hpp"
 #include "app_test_support.hpp"
 #include "cli_test_support.hpp"
-#include "softgrad/ad/batched_projection.hpp"
 #include "softgrad/config.hpp"
-#include "softgrad/memory_limit.hpp"
+#include "softgrad/detail/ad/batched_projection.hpp"
+#include "softgrad/detail/memory_limit.hpp"
 #include "solvers/cpu/linear_operator.hpp"
 
 using namespace softgrad;

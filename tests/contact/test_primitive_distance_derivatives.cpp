@@ -9,7 +9,7 @@
 
 #include "contact/primitive_distance.hpp"
 #include "distance_test_support.hpp"
-#include "softgrad/ad/derivatives.hpp"
+#include "softgrad/detail/ad/derivatives.hpp"
 #include "support/finite_difference.hpp"
 
 namespace softgrad::test {

@@ -5,7 +5,7 @@
 #include <random>
 #include <vector>
 
-#include "softgrad/assembly.hpp"
+#include "softgrad/detail/assembly.hpp"
 #include "softgrad/errors.hpp"
 
 namespace softgrad {

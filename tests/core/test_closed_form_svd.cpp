@@ -1,16 +1,16 @@
 /// @file test_closed_form_svd.cpp
-/// Tests of softgrad/closed_form_svd.hpp: the closed-form symmetric eigen-decomposition against
-/// Eigen's solver, the signed SVD from F^T F against polar.hpp's signed_svd (random, inverted,
-/// repeated, nearly repeated, diagonal and nearly singular F), where it declines, and Lanes<4>
-/// giving each lane bit for bit what double gives.
+/// Tests of softgrad/detail/closed_form_svd.hpp: the closed-form symmetric eigen-decomposition
+/// against Eigen's solver, the signed SVD from F^T F against polar.hpp's signed_svd (random,
+/// inverted, repeated, nearly repeated, diagonal and nearly singular F), where it declines, and
+/// Lanes<4> giving each lane bit for bit what double gives.
 #include <doctest/doctest.h>
 
 #include <Eigen/Eigenvalues>
 #include <cmath>
 #include <vector>
 
-#include "softgrad/closed_form_svd.hpp"
-#include "softgrad/polar.hpp"
+#include "softgrad/detail/closed_form_svd.hpp"
+#include "softgrad/detail/polar.hpp"
 #include "support/random.hpp"
 
 namespace softgrad {

@@ -10,7 +10,7 @@
 #include <thread>
 #include <vector>
 
-#include "softgrad/parallel.hpp"
+#include "softgrad/detail/parallel.hpp"
 
 namespace softgrad {
 namespace {

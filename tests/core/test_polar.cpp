@@ -1,5 +1,5 @@
 /// @file test_polar.cpp
-/// Tests of softgrad/polar.hpp: signed SVD and polar decomposition on random, inverted,
+/// Tests of softgrad/detail/polar.hpp: signed SVD and polar decomposition on random, inverted,
 /// near-singular, repeated, identity and zero F; the polar rotation differential and the
 /// gradient of the sum of singular values against central finite differences.
 #include <doctest/doctest.h>
@@ -8,7 +8,7 @@
 #include <cmath>
 #include <random>
 
-#include "softgrad/polar.hpp"
+#include "softgrad/detail/polar.hpp"
 #include "support/finite_difference.hpp"
 
 namespace softgrad {

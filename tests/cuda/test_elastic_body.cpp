@@ -6,7 +6,7 @@
 #include <random>
 
 #include "cuda/cuda_test.hpp"
-#include "softgrad/assembly.hpp"
+#include "softgrad/detail/assembly.hpp"
 #include "solvers/cpu/cholmod_solver.hpp"
 #include "solvers/cuda/elastic_body.hpp"
 #include "solvers/cuda/matrix_free_cg.hpp"

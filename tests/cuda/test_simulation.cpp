@@ -8,7 +8,7 @@
 #include "adjoint/gradient_check.hpp"
 #include "contact/contact_scenes.hpp"
 #include "cuda/cuda_test.hpp"
-#include "softgrad/assembly.hpp"
+#include "softgrad/detail/assembly.hpp"
 #include "softgrad/muscles.hpp"
 #include "solvers/cuda/elastic_newton.hpp"
 #include "support/term_evaluation.hpp"

@@ -13,7 +13,7 @@
 #include <utility>
 #include <vector>
 
-#include "softgrad/assembly.hpp"
+#include "softgrad/detail/assembly.hpp"
 #include "softgrad/energy.hpp"
 #include "softgrad/errors.hpp"
 #include "softgrad/material.hpp"

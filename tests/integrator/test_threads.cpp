@@ -6,7 +6,7 @@
 
 #include <string>
 
-#include "softgrad/parallel.hpp"
+#include "softgrad/detail/parallel.hpp"
 #include "softgrad/simulator.hpp"
 #include "softgrad/trajectory.hpp"
 #include "solvers/cpu/team_cg.hpp"

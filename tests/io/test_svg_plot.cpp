@@ -4,9 +4,9 @@
 #include <string>
 
 #include "io/io_test_support.hpp"
+#include "softgrad/detail/plot.hpp"
 #include "softgrad/errors.hpp"
 #include "softgrad/mesh_generators.hpp"
-#include "softgrad/plot.hpp"
 
 using namespace softgrad;
 

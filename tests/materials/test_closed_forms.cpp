@@ -4,9 +4,9 @@
 #include <Eigen/Dense>
 #include <cmath>
 
-#include "softgrad/ad/hyperelastic.hpp"
+#include "softgrad/detail/ad/hyperelastic.hpp"
+#include "softgrad/detail/polar.hpp"
 #include "softgrad/materials/neo_hookean.hpp"
-#include "softgrad/polar.hpp"
 #include "support/finite_difference.hpp"
 #include "support/material_conformance.hpp"
 #include "support/single_element.hpp"

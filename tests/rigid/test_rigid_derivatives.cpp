@@ -8,8 +8,8 @@
 #include <algorithm>
 #include <random>
 
-#include "softgrad/assembly.hpp"
 #include "softgrad/contact.hpp"
+#include "softgrad/detail/assembly.hpp"
 #include "softgrad/obstacles.hpp"
 #include "support/finite_difference.hpp"
 #include "support/rigid_models.hpp"

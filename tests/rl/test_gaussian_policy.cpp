@@ -5,8 +5,8 @@
 #include <cmath>
 #include <numbers>
 
+#include "softgrad/detail/rl/gaussian_policy.hpp"
 #include "softgrad/errors.hpp"
-#include "softgrad/rl/gaussian_policy.hpp"
 #include "support/finite_difference.hpp"
 #include "support/random.hpp"
 

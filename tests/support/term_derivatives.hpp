@@ -8,7 +8,7 @@
 
 #include <cmath>
 
-#include "softgrad/assembly.hpp"
+#include "softgrad/detail/assembly.hpp"
 #include "softgrad/energy.hpp"
 #include "support/term_evaluation.hpp"
 

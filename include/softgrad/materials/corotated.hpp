@@ -8,7 +8,7 @@
 /// inverted elements (signed singular values).
 #pragma once
 
-#include "softgrad/ad/singular_values.hpp"
+#include "softgrad/detail/ad/singular_values.hpp"
 #include "softgrad/material.hpp"
 
 namespace softgrad {

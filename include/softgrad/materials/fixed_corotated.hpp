@@ -9,7 +9,7 @@
 /// In 2D in plane strain. Defined for inverted elements.
 #pragma once
 
-#include "softgrad/ad/singular_values.hpp"
+#include "softgrad/detail/ad/singular_values.hpp"
 #include "softgrad/material.hpp"
 
 namespace softgrad {

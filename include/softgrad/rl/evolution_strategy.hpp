@@ -13,9 +13,9 @@
 #include <functional>
 
 #include "softgrad/adam.hpp"
+#include "softgrad/detail/rl/env_pool.hpp"
 #include "softgrad/mlp.hpp"
 #include "softgrad/rl/env.hpp"
-#include "softgrad/rl/env_pool.hpp"
 #include "softgrad/rl/training.hpp"
 
 namespace softgrad::rl {

@@ -20,10 +20,10 @@
 #include <vector>
 
 #include "softgrad/adam.hpp"
+#include "softgrad/detail/rl/env_pool.hpp"
+#include "softgrad/detail/rl/gaussian_policy.hpp"
 #include "softgrad/mlp.hpp"
 #include "softgrad/rl/env.hpp"
-#include "softgrad/rl/env_pool.hpp"
-#include "softgrad/rl/gaussian_policy.hpp"
 #include "softgrad/rl/training.hpp"
 
 namespace softgrad::rl {

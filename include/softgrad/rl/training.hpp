@@ -9,9 +9,9 @@
 #include <string>
 #include <vector>
 
+#include "softgrad/detail/rl/env_pool.hpp"
 #include "softgrad/mlp.hpp"
 #include "softgrad/rl/env.hpp"
-#include "softgrad/rl/env_pool.hpp"
 
 namespace softgrad::rl {
 

@@ -15,7 +15,7 @@
 #include <utility>
 #include <vector>
 
-#include "softgrad/solvers/linear_solve_report.hpp"
+#include "softgrad/detail/solvers/linear_solve_report.hpp"
 
 namespace softgrad {
 

@@ -5,7 +5,7 @@
 #include <random>
 #include <string>
 
-#include "softgrad/assembly.hpp"
+#include "softgrad/detail/assembly.hpp"
 #include "solvers/cpu/linear_operator.hpp"
 #include "solvers/spd_matrices.hpp"
 

@@ -19,8 +19,8 @@
 
 #include <cmath>
 
-#include "softgrad/closed_form_svd.hpp"
-#include "softgrad/small_matrix.hpp"
+#include "softgrad/detail/closed_form_svd.hpp"
+#include "softgrad/detail/small_matrix.hpp"
 
 namespace softgrad {
 /// Internals of polar.hpp (3x3 SVD helpers), kept apart from other detail code.

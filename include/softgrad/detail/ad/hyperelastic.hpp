@@ -12,10 +12,10 @@
 #include <cmath>
 #include <limits>
 
-#include "softgrad/ad/batched_projection.hpp"
-#include "softgrad/ad/density.hpp"
-#include "softgrad/ad/isotropic_projection.hpp"
-#include "softgrad/ad/psd_projection.hpp"
+#include "softgrad/detail/ad/batched_projection.hpp"
+#include "softgrad/detail/ad/density.hpp"
+#include "softgrad/detail/ad/isotropic_projection.hpp"
+#include "softgrad/detail/ad/psd_projection.hpp"
 
 namespace softgrad::ad {
 

@@ -16,7 +16,7 @@
 
 #include <cmath>
 
-#include "softgrad/ad/dual.hpp"
+#include "softgrad/detail/ad/dual.hpp"
 
 namespace softgrad::ad {
 

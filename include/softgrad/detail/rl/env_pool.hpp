@@ -11,8 +11,8 @@
 #include <memory>
 #include <vector>
 
+#include "softgrad/detail/task_pool.hpp"
 #include "softgrad/rl/env.hpp"
-#include "softgrad/task_pool.hpp"
 
 namespace softgrad::rl {
 

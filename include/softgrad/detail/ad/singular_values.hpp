@@ -9,10 +9,10 @@
 #include <cmath>
 #include <type_traits>
 
-#include "softgrad/ad/nested_dual.hpp"
-#include "softgrad/ad/tape.hpp"
-#include "softgrad/polar.hpp"
-#include "softgrad/small_matrix.hpp"
+#include "softgrad/detail/ad/nested_dual.hpp"
+#include "softgrad/detail/ad/tape.hpp"
+#include "softgrad/detail/polar.hpp"
+#include "softgrad/detail/small_matrix.hpp"
 
 namespace softgrad {
 

@@ -15,8 +15,8 @@
 
 #include <cmath>
 
-#include "softgrad/lanes.hpp"
-#include "softgrad/small_matrix.hpp"
+#include "softgrad/detail/lanes.hpp"
+#include "softgrad/detail/small_matrix.hpp"
 
 namespace softgrad {
 

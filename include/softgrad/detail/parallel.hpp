@@ -9,7 +9,7 @@
 #include <cstddef>
 #include <vector>
 
-#include "softgrad/parallel_team.hpp"
+#include "softgrad/detail/parallel_team.hpp"
 
 namespace softgrad {
 

@@ -18,11 +18,11 @@
 
 #include <cmath>
 
-#include "softgrad/ad/invariants.hpp"
-#include "softgrad/closed_form_svd.hpp"
-#include "softgrad/lanes.hpp"
-#include "softgrad/polar.hpp"
-#include "softgrad/small_matrix.hpp"
+#include "softgrad/detail/ad/invariants.hpp"
+#include "softgrad/detail/closed_form_svd.hpp"
+#include "softgrad/detail/lanes.hpp"
+#include "softgrad/detail/polar.hpp"
+#include "softgrad/detail/small_matrix.hpp"
 
 namespace softgrad::ad {
 

@@ -26,8 +26,8 @@
 
 #include <limits>
 
-#include "softgrad/ad/nested_dual.hpp"
-#include "softgrad/ad/tape.hpp"
+#include "softgrad/detail/ad/nested_dual.hpp"
+#include "softgrad/detail/ad/tape.hpp"
 
 namespace softgrad::ad {
 

@@ -20,9 +20,9 @@
 #include <algorithm>
 #include <climits>
 
-#include "softgrad/ad/hyperelastic.hpp"
+#include "softgrad/detail/ad/hyperelastic.hpp"
+#include "softgrad/detail/parallel.hpp"
 #include "softgrad/material_model.hpp"
-#include "softgrad/parallel.hpp"
 
 namespace softgrad {
 

@@ -25,8 +25,8 @@
 /// Allocation-free and device-compatible like the rest of ad/.
 #pragma once
 
-#include "softgrad/ad/derivatives.hpp"
-#include "softgrad/small_matrix.hpp"
+#include "softgrad/detail/ad/derivatives.hpp"
+#include "softgrad/detail/small_matrix.hpp"
 
 namespace softgrad::ad {
 

@@ -9,8 +9,8 @@
 #include <concepts>
 #include <utility>
 
-#include "softgrad/ad/derivatives.hpp"
-#include "softgrad/ad/invariants.hpp"
+#include "softgrad/detail/ad/derivatives.hpp"
+#include "softgrad/detail/ad/invariants.hpp"
 #include "softgrad/material.hpp"
 
 namespace softgrad::ad {
