@@ -1,7 +1,7 @@
 /// @file builtin.hpp
 /// Factories of the built-in material models. Each materials/<name>.cpp instantiates
 /// make_model<ItsMaterial>() (explicit instantiation keeps the AD templates in one translation
-/// unit per material), and registry.cpp lists them.
+/// unit per material), and material_model.cpp lists them.
 #pragma once
 
 #include <memory>

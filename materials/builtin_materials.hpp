@@ -1,5 +1,5 @@
 /// @file builtin_materials.hpp
-/// The built-in hyperelastic materials, listed once: the registry (registry.cpp) and the CUDA
+/// The built-in hyperelastic materials, listed once: the registry (material_model.cpp) and the CUDA
 /// element kernels (solvers/cuda) both take them from here, in this order. Mass-spring
 /// networks (mass_spring.hpp) are a model of their own, CPU only.
 #pragma once

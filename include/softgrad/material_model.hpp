@@ -1,8 +1,8 @@
 /// @file material_model.hpp
 /// The run-time face of a material: batched element kernels behind a small virtual interface
 /// (one virtual call per batch, never per element), and the registry that maps scene names to
-/// models. Built-in models are registered in materials/registry.cpp; a user registers their own
-/// with softgrad::register_material<MyMaterial>() (hyperelastic_model.hpp).
+/// models. Built-in models are registered in materials/material_model.cpp; a user registers their
+/// own with softgrad::register_material<MyMaterial>() (hyperelastic_model.hpp).
 #pragma once
 
 #include <memory>

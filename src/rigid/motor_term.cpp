@@ -3,7 +3,6 @@
 #include <sstream>
 
 #include "joint_term.hpp"
-#include "softgrad/detail/memory_limit.hpp"
 #include "softgrad/errors.hpp"
 
 namespace softgrad {
@@ -118,15 +117,6 @@ void MotorTerm::validate_parameter_range(int offset, const double* values, int c
          << (offset + i) / m << " is " << values[i] << "; targets must be finite";
       throw InputError(os.str());
     }
-}
-
-void add_motors(Model& model, const std::vector<MotorSpec>& motors, int n_steps) {
-  if (n_steps < 0) throw InputError("motors: the number of steps must not be negative");
-  require_table_memory(static_cast<double>(n_steps) * static_cast<double>(motors.size()),
-                       "motors: targets for " + std::to_string(n_steps) + " steps of " +
-                           std::to_string(motors.size()) +
-                           " motors (steps: the scene's duration / dt, or train.episode_steps)");
-  if (!motors.empty()) model.terms.push_back(std::make_unique<MotorTerm>(model, motors, n_steps));
 }
 
 }  // namespace softgrad

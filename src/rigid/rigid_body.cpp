@@ -6,8 +6,10 @@
 #include <Eigen/LU>
 #include <Eigen/SVD>
 #include <cmath>
+#include <memory>
 #include <sstream>
 
+#include "rigidity_term.hpp"
 #include "softgrad/errors.hpp"
 #include "softgrad/model.hpp"
 
@@ -173,6 +175,13 @@ int add_rigid_body(Model& model, RigidBodySpec spec) {
   }
   model.rigid_bodies.push_back(std::move(body));
   return static_cast<int>(model.rigid_bodies.size()) - 1;
+}
+
+void add_rigidity_term(Model& model) {
+  std::vector<int> bodies;
+  for (size_t b = 0; b < model.rigid_bodies.size(); ++b)
+    if (!model.rigid_bodies[b].kinematic) bodies.push_back(static_cast<int>(b));
+  if (!bodies.empty()) model.terms.push_back(std::make_unique<RigidityTerm>(model, bodies));
 }
 
 }  // namespace softgrad

@@ -1,7 +1,5 @@
 #include "rigidity_term.hpp"
 
-#include <memory>
-
 namespace softgrad {
 namespace {
 
@@ -20,13 +18,6 @@ RigidityTerm::RigidityTerm(const Model& model, const std::vector<int>& bodies)
     const RigidBody& body = model.rigid_bodies[b];
     energies_.push_back({body.rigidity * body.volume});
   }
-}
-
-void add_rigidity_term(Model& model) {
-  std::vector<int> bodies;
-  for (size_t b = 0; b < model.rigid_bodies.size(); ++b)
-    if (!model.rigid_bodies[b].kinematic) bodies.push_back(static_cast<int>(b));
-  if (!bodies.empty()) model.terms.push_back(std::make_unique<RigidityTerm>(model, bodies));
 }
 
 }  // namespace softgrad

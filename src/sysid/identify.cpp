@@ -368,22 +368,6 @@ void solve_lbfgs(ExperimentSet& experiments, const Parametrisation& map,
 
 }  // namespace
 
-const char* to_string(SysIdMethod method) {
-  return method == SysIdMethod::LevenbergMarquardt ? "lm" : "lbfgs";
-}
-
-const char* to_string(RobustLoss loss) {
-  switch (loss) {
-    case RobustLoss::None:
-      return "none";
-    case RobustLoss::Huber:
-      return "huber";
-    case RobustLoss::Cauchy:
-      return "cauchy";
-  }
-  return "?";
-}
-
 namespace detail {
 
 SysIdReport identify_one(ExperimentSet& experiments, const SysIdOptions& options,

@@ -1,6 +1,6 @@
 """A material plugin loaded from Python: the plugin calls libsoftgrad's functions, which the
 extension module loaded privately (the library is promoted to global scope before a plugin is
-opened, src/core/plugins.cpp)."""
+opened, src/core/plugin.cpp)."""
 
 import json
 import os

@@ -1,13 +1,14 @@
 // Rollouts: checking one against its model, the step loop (controller, kinematics, Newton), and
 // the Trajectory that keeps every input it used.
 
+#include "softgrad/trajectory.hpp"
+
 #include <cmath>
 #include <cstdio>
 #include <sstream>
 
 #include "softgrad/detail/memory_limit.hpp"
 #include "softgrad/errors.hpp"
-#include "softgrad/trajectory.hpp"
 
 namespace softgrad {
 

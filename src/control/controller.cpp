@@ -1,7 +1,8 @@
+#include "softgrad/controller.hpp"
+
 #include <cmath>
 #include <numbers>
 
-#include "softgrad/controller.hpp"
 #include "softgrad/errors.hpp"
 
 namespace softgrad {

@@ -1,12 +1,12 @@
-#include "muscle_term.hpp"
+#include "softgrad/muscles.hpp"
 
 #include <cmath>
 #include <concepts>
 #include <sstream>
 
+#include "muscle_term.hpp"
 #include "softgrad/detail/memory_limit.hpp"
 #include "softgrad/errors.hpp"
-#include "softgrad/muscles.hpp"
 
 namespace softgrad {
 namespace {

@@ -1,11 +1,12 @@
 // Joints and motors: the Model's joint frames, and the two terms over them.
-#include "joint_term.hpp"
-
 #include <Eigen/Geometry>
 #include <algorithm>
 #include <cmath>
+#include <memory>
 #include <sstream>
 
+#include "joint_term.hpp"
+#include "softgrad/detail/memory_limit.hpp"
 #include "softgrad/errors.hpp"
 
 namespace softgrad {
@@ -204,6 +205,15 @@ double joint_coordinate(const Model& model, int joint, const Eigen::VectorXd& x)
   for (int v = 0; v < 8; ++v)
     for (int i = 0; i < 3; ++i) xs[3 * v + i] = x[3 * s[v] + i];
   return detail::joint_coordinate(g, xs);
+}
+
+void add_motors(Model& model, const std::vector<MotorSpec>& motors, int n_steps) {
+  if (n_steps < 0) throw InputError("motors: the number of steps must not be negative");
+  require_table_memory(static_cast<double>(n_steps) * static_cast<double>(motors.size()),
+                       "motors: targets for " + std::to_string(n_steps) + " steps of " +
+                           std::to_string(motors.size()) +
+                           " motors (steps: the scene's duration / dt, or train.episode_steps)");
+  if (!motors.empty()) model.terms.push_back(std::make_unique<MotorTerm>(model, motors, n_steps));
 }
 
 }  // namespace softgrad

@@ -1,5 +1,7 @@
 // The material registry: scene names -> models. Adding a built-in material is one entry in
 // builtin_materials.hpp (plus its materials/<name>.cpp).
+#include "softgrad/material_model.hpp"
+
 #include <algorithm>
 #include <mutex>
 #include <sstream>
@@ -7,7 +9,6 @@
 #include "builtin.hpp"
 #include "builtin_materials.hpp"
 #include "softgrad/errors.hpp"
-#include "softgrad/material_model.hpp"
 #include "softgrad/materials/mass_spring.hpp"
 #include "softgrad/materials/neural.hpp"
 

@@ -1,5 +1,7 @@
 // Loading user plugins (plugin.hpp): dlopen, a version check, registration, and a check that
 // no registered material was replaced.
+#include "softgrad/plugin.hpp"
+
 #include <dlfcn.h>
 #include <elf.h>
 #include <fcntl.h>
@@ -15,7 +17,6 @@
 
 #include "softgrad/errors.hpp"
 #include "softgrad/log.hpp"
-#include "softgrad/plugin.hpp"
 
 namespace softgrad {
 namespace {

@@ -1,3 +1,5 @@
+#include "softgrad/mesh_generators.hpp"
+
 #include <array>
 #include <climits>
 #include <cmath>
@@ -5,7 +7,6 @@
 
 #include "softgrad/errors.hpp"
 #include "softgrad/mesh.hpp"
-#include "softgrad/mesh_generators.hpp"
 
 namespace softgrad {
 namespace {
