@@ -71,55 +71,51 @@ using Options = AdjointBenchOptions;
 /// @throws std::invalid_argument for an unknown option or a bad value (--help exits here).
 Options parse_options(int argc, char** argv) {
   Options o;
-  for (int i = 1; i < argc; ++i) {
-    const std::string a = argv[i];
-    const auto next = [&]() -> std::string {
-      if (i + 1 >= argc) throw std::invalid_argument("option " + a + " needs a value");
-      return argv[++i];
-    };
+  for (Arguments args(argc, argv); args.next();) {
+    const std::string& a = args.option();
     if (a == "--sizes") {
-      o.sizes = split_list(next());
+      o.sizes = args.list();
     } else if (a == "--backends") {
-      o.backends = split_list(next());
+      o.backends = args.list();
     } else if (a == "--checkpoints") {
-      o.checkpoints = split_list(next());
+      o.checkpoints = args.list();
     } else if (a == "--steps") {
-      o.steps = parse_int(a, next());
+      o.steps = args.integer();
     } else if (a == "--dt") {
-      o.dt = parse_number(a, next());
+      o.dt = args.number();
     } else if (a == "--threads") {
-      o.threads = parse_int(a, next());
+      o.threads = args.integer();
     } else if (a == "--max-seconds") {
-      o.max_seconds = parse_number(a, next());
+      o.max_seconds = args.number();
     } else if (a == "--out") {
-      o.out = next();
+      o.out = args.value();
     } else if (a == "--merge") {
       o.merge = true;
     } else if (a == "--material") {
-      o.beam.model = next();
+      o.beam.model = args.value();
     } else if (a == "--youngs") {
-      o.beam.youngs = parse_number(a, next());
+      o.beam.youngs = args.number();
     } else if (a == "--poisson") {
-      o.beam.poisson = parse_number(a, next());
+      o.beam.poisson = args.number();
     } else if (a == "--density") {
-      o.beam.density = parse_number(a, next());
+      o.beam.density = args.number();
     } else if (a == "--newton-tol") {
-      o.newton_tol = parse_number(a, next());
+      o.newton_tol = args.number();
     } else if (a == "--cg-tol") {
-      o.cg_tol = parse_number(a, next());
+      o.cg_tol = args.number();
     } else if (a == "--adjoint-tol") {
-      o.adjoint_tol = parse_number(a, next());
+      o.adjoint_tol = args.number();
     } else if (a == "--project") {
-      const auto parts = split_list(next(), ':');
+      const auto parts = split_list(args.value(), ':');
       if (parts.size() != 2)
         throw std::invalid_argument("--project needs SIZE:STEPS, e.g. 10k:10000");
       o.project_size = parts[0];
       o.project_steps = parse_int(a, parts[1]);
     } else if (a == "--one") {
       o.one = true;
-      o.one_size = next();
-      o.one_backend = next();
-      o.one_checkpoint = next();
+      o.one_size = args.value();
+      o.one_backend = args.value();
+      o.one_checkpoint = args.value();
     } else if (a == "--help" || a == "-h") {
       std::printf("%s\n", kAdjointUsage);
       std::exit(0);

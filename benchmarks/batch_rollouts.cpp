@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "child_process.hpp"
+#include "command_line.hpp"
 #include "softgrad/batch.hpp"
 #include "softgrad/controller.hpp"
 #include "softgrad/creatures.hpp"
@@ -31,6 +32,7 @@
 namespace {
 
 using namespace softgrad;
+using softgrad::bench::Arguments;
 using Clock = std::chrono::steady_clock;
 using json = nlohmann::ordered_json;
 
@@ -132,20 +134,27 @@ int main(int argc, char** argv) {
   softgrad::restart_with_bounded_openmp_waiting(argv);
   int episodes = 16, steps = 100, repeats = 9;
   std::string out = "benchmarks/results/batch_rollouts.json";
-  for (int i = 1; i < argc; ++i) {
-    const std::string a = argv[i];
-    if (a == "--episodes" && i + 1 < argc) {
-      episodes = std::stoi(argv[++i]);
-    } else if (a == "--steps" && i + 1 < argc) {
-      steps = std::stoi(argv[++i]);
-    } else if (a == "--repeats" && i + 1 < argc) {
-      repeats = std::stoi(argv[++i]);
-    } else if (a == "--out" && i + 1 < argc) {
-      out = argv[++i];
-    } else {
-      std::cerr << "usage: batch_rollouts [--episodes N] [--steps N] [--repeats N] [--out F]\n";
-      return 1;
+  const char* usage = "usage: batch_rollouts [--episodes N] [--steps N] [--repeats N] [--out F]";
+  try {
+    for (Arguments args(argc, argv); args.next();) {
+      const std::string& a = args.option();
+      if (a == "--episodes") {
+        episodes = args.integer();
+      } else if (a == "--steps") {
+        steps = args.integer();
+      } else if (a == "--repeats") {
+        repeats = args.integer();
+      } else if (a == "--out") {
+        out = args.value();
+      } else {
+        throw std::invalid_argument("unknown option " + a);
+      }
     }
+    if (episodes < 1 || steps < 1 || repeats < 1)
+      throw std::invalid_argument("--episodes, --steps and --repeats must be positive");
+  } catch (const std::invalid_argument& e) {
+    std::cerr << "batch_rollouts: " << e.what() << "\n" << usage << "\n";
+    return 1;
   }
   omp_set_num_threads(1);
   const Episodes e = make_episodes(episodes, steps);

@@ -71,42 +71,38 @@ LinearSolverOptions solver_options(const std::string& solver, double cg_tol) {
 /// @throws std::invalid_argument for an unknown option or a bad value (--help exits here).
 Options parse_options(int argc, char** argv) {
   Options o;
-  for (int i = 1; i < argc; ++i) {
-    const std::string a = argv[i];
-    const auto next = [&]() -> std::string {
-      if (i + 1 >= argc) throw std::invalid_argument("option " + a + " needs a value");
-      return argv[++i];
-    };
+  for (Arguments args(argc, argv); args.next();) {
+    const std::string& a = args.option();
     if (a == "--sizes") {
-      o.sizes = split_list(next());
+      o.sizes = args.list();
     } else if (a == "--solvers") {
-      o.solvers = split_list(next());
+      o.solvers = args.list();
     } else if (a == "--steps") {
-      o.steps = parse_int(a, next());
+      o.steps = args.integer();
     } else if (a == "--dt") {
-      o.dt = parse_number(a, next());
+      o.dt = args.number();
     } else if (a == "--threads") {
-      o.threads = parse_int(a, next());
+      o.threads = args.integer();
     } else if (a == "--max-seconds") {
-      o.max_seconds = parse_number(a, next());
+      o.max_seconds = args.number();
     } else if (a == "--out") {
-      o.out = next();
+      o.out = args.value();
     } else if (a == "--material") {
-      o.material = next();
+      o.material = args.value();
     } else if (a == "--youngs") {
-      o.youngs = parse_number(a, next());
+      o.youngs = args.number();
     } else if (a == "--poisson") {
-      o.poisson = parse_number(a, next());
+      o.poisson = args.number();
     } else if (a == "--density") {
-      o.density = parse_number(a, next());
+      o.density = args.number();
     } else if (a == "--newton-tol") {
-      o.newton_tol = parse_number(a, next());
+      o.newton_tol = args.number();
     } else if (a == "--cg-tol") {
-      o.cg_tol = parse_number(a, next());
+      o.cg_tol = args.number();
     } else if (a == "--one") {
       o.one = true;
-      o.one_size = next();
-      o.one_solver = next();
+      o.one_size = args.value();
+      o.one_solver = args.value();
     } else if (a == "--help" || a == "-h") {
       std::printf("%s\n", kUsage);
       std::exit(0);

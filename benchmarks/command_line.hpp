@@ -1,7 +1,8 @@
 /// @file command_line.hpp
-/// Option-value parsing shared by the cantilever benchmarks: lists, numbers, beam sizes and
-/// linear-solver names. A bad value throws std::invalid_argument with the message the program
-/// prints after "<program>: " before it exits with status 1.
+/// The command lines of the benchmarks: a walk over the arguments (Arguments), and option-value
+/// parsing of lists, numbers, beam sizes and linear-solver names. A bad value throws
+/// std::invalid_argument with the message the program prints after "<program>: " before it exits
+/// with status 1.
 #pragma once
 
 #include <cmath>
@@ -43,6 +44,38 @@ inline int parse_int(const std::string& opt, const std::string& v) {
     throw std::invalid_argument("option " + opt + " needs an integer, got '" + v + "'");
   return static_cast<int>(x);
 }
+
+/// The arguments of a command line in order: `for (Arguments args(argc, argv); args.next();)`
+/// visits each; option() is the current one, value() takes the argument after it as its value,
+/// integer(), number() and list() parse that value.
+class Arguments {
+ public:
+  Arguments(int argc, char** argv) : argc_(argc), argv_(argv) {}
+  /// Moves to the next argument; false past the last.
+  bool next() {
+    if (i_ + 1 >= argc_) return false;
+    option_ = argv_[++i_];
+    return true;
+  }
+  const std::string& option() const { return option_; }
+  /// @throws std::invalid_argument if the option is the last argument.
+  std::string value() {
+    if (i_ + 1 >= argc_) throw std::invalid_argument("option " + option_ + " needs a value");
+    return argv_[++i_];
+  }
+  /// @throws std::invalid_argument if the value is missing or not an integer (|x| <= 1e9).
+  int integer() { return parse_int(option_, value()); }
+  /// @throws std::invalid_argument if the value is missing or not a finite number.
+  double number() { return parse_number(option_, value()); }
+  /// The value's comma-separated items. @throws std::invalid_argument if it is missing.
+  std::vector<std::string> list() { return split_list(value()); }
+
+ private:
+  int argc_;
+  char** argv_;
+  int i_ = 0;
+  std::string option_;
+};
 
 /// Cells (nx, ny, nz) of a size name: 1k / 10k / 50k or NXxNYxNZ (parse_cells).
 /// @throws std::invalid_argument for any other name.

@@ -51,21 +51,17 @@ struct Options {
 /// @throws std::invalid_argument for an unknown option or a bad value.
 Options parse_options(int argc, char** argv) {
   Options o;
-  for (int i = 1; i < argc; ++i) {
-    const std::string a = argv[i];
-    const auto next = [&]() -> std::string {
-      if (i + 1 >= argc) throw std::invalid_argument("option " + a + " needs a value");
-      return argv[++i];
-    };
+  for (Arguments args(argc, argv); args.next();) {
+    const std::string& a = args.option();
     if (a == "--size") {
-      o.size = next();
+      o.size = args.value();
       parse_size(o.size);
     } else if (a == "--youngs") {
-      o.youngs = parse_number(a, next());
+      o.youngs = args.number();
     } else if (a == "--reps") {
-      o.reps = parse_int(a, next());
+      o.reps = args.integer();
     } else if (a == "--materials") {
-      o.materials = split_list(next());
+      o.materials = args.list();
     } else if (!a.empty() && a[0] == '-') {
       throw std::invalid_argument(
           "unknown option " + a +

@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "command_line.hpp"
 #include "softgrad/adjoint.hpp"
 #include "softgrad/controller.hpp"
 #include "softgrad/creatures.hpp"
@@ -23,6 +24,7 @@
 namespace {
 
 using namespace softgrad;
+using softgrad::bench::Arguments;
 using Clock = std::chrono::steady_clock;
 
 double seconds_since(Clock::time_point t0) {
@@ -95,18 +97,25 @@ int main(int argc, char** argv) {
   softgrad::restart_with_bounded_openmp_waiting(argv);
   int steps = 1000, repeats = 10;
   std::string out = "benchmarks/results/locomotion_speed.json";
-  for (int i = 1; i < argc; ++i) {
-    const std::string a = argv[i];
-    if (a == "--steps" && i + 1 < argc) {
-      steps = std::stoi(argv[++i]);
-    } else if (a == "--repeats" && i + 1 < argc) {
-      repeats = std::stoi(argv[++i]);
-    } else if (a == "--out" && i + 1 < argc) {
-      out = argv[++i];
-    } else {
-      std::cerr << "usage: locomotion_speed [--steps N] [--repeats N] [--out FILE.json]\n";
-      return 1;
+  const char* usage = "usage: locomotion_speed [--steps N] [--repeats N] [--out FILE.json]";
+  try {
+    for (Arguments args(argc, argv); args.next();) {
+      const std::string& a = args.option();
+      if (a == "--steps") {
+        steps = args.integer();
+      } else if (a == "--repeats") {
+        repeats = args.integer();
+      } else if (a == "--out") {
+        out = args.value();
+      } else {
+        throw std::invalid_argument("unknown option " + a);
+      }
     }
+    if (steps < 1 || repeats < 1)
+      throw std::invalid_argument("--steps and --repeats must be positive");
+  } catch (const std::invalid_argument& e) {
+    std::cerr << "locomotion_speed: " << e.what() << "\n" << usage << "\n";
+    return 1;
   }
   omp_set_num_threads(1);
   nlohmann::json records = nlohmann::json::array();

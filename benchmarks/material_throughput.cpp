@@ -26,6 +26,7 @@
 #include <vector>
 
 #include "child_process.hpp"
+#include "command_line.hpp"
 #include "material_kernels.hpp"
 #include "material_problem.hpp"
 #include "softgrad/material_model.hpp"
@@ -46,20 +47,16 @@ struct Options {
 /// @throws std::invalid_argument for an unknown option or a non-positive count.
 Options parse_options(int argc, char** argv) {
   Options o;
-  for (int i = 1; i < argc; ++i) {
-    const std::string a = argv[i];
-    const auto next = [&]() -> long long {
-      if (i + 1 >= argc) throw std::invalid_argument("option " + a + " needs a value");
-      return std::atoll(argv[++i]);
-    };
+  for (Arguments args(argc, argv); args.next();) {
+    const std::string& a = args.option();
     if (a == "--threads") {
-      o.threads = static_cast<int>(next());
+      o.threads = args.integer();
     } else if (a == "--elems") {
-      o.n_elems = static_cast<int>(next());
+      o.n_elems = args.integer();
     } else if (a == "--reps") {
-      o.reps = static_cast<int>(next());
+      o.reps = args.integer();
     } else if (a == "--seed") {
-      o.seed = static_cast<std::uint64_t>(next());
+      o.seed = static_cast<std::uint64_t>(args.integer());
     } else if (!a.empty() && a[0] == '-') {
       throw std::invalid_argument(
           "unknown option " + a +

@@ -43,20 +43,16 @@ struct Options {
 /// @throws std::invalid_argument for an unknown option or a bad value.
 Options parse_options(int argc, char** argv) {
   Options o;
-  for (int i = 1; i < argc; ++i) {
-    const std::string a = argv[i];
-    const auto next = [&]() -> std::string {
-      if (i + 1 >= argc) throw std::invalid_argument("option " + a + " needs a value");
-      return argv[++i];
-    };
+  for (Arguments args(argc, argv); args.next();) {
+    const std::string& a = args.option();
     if (a == "--solver") {
-      o.solver = next();
+      o.solver = args.value();
     } else if (a == "--steps") {
-      o.steps = parse_int(a, next());
+      o.steps = args.integer();
     } else if (a == "--threads") {
-      o.threads = parse_int(a, next());
+      o.threads = args.integer();
     } else if (a == "--out") {
-      o.out = next();
+      o.out = args.value();
     } else if (!a.empty() && a[0] != '-' && o.scene.empty()) {
       o.scene = a;
     } else {
