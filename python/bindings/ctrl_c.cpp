@@ -9,6 +9,9 @@
 #include "handles.hpp"
 
 namespace softgrad::python {
+
+namespace py = pybind11;
+
 namespace {
 
 volatile std::sig_atomic_t g_interrupt = 0;  // constant-initialised: safe in the handler

@@ -129,5 +129,7 @@ class CtrlC {
 void flush_log();
 /// Each of the report's warnings as a softgrad.GradientWarning.
 void warn_if_untrustworthy(const AdjointReport& r);
+/// softgrad.GradientWarning (a RuntimeWarning), created by bind_scene.
+pybind11::handle& gradient_warning();
 
 }  // namespace softgrad::python

@@ -14,6 +14,9 @@
 #include "softgrad/log.hpp"
 
 namespace softgrad::python {
+
+namespace py = pybind11;
+
 namespace {
 
 std::mutex& queue_mutex() {
