@@ -59,6 +59,7 @@
 #include "adjoint_child.hpp"
 #include "adjoint_parent.hpp"
 #include "adjoint_summary.hpp"
+#include "child_process.hpp"
 #include "command_line.hpp"
 #include "softgrad/openmp_waiting.hpp"
 
@@ -150,33 +151,15 @@ Options parse_options(int argc, char** argv) {
 int main(int argc, char** argv) {
   softgrad::restart_with_bounded_openmp_waiting(argv);
   using namespace softgrad::bench;
-  Options o;
-  try {
-    o = parse_options(argc, argv);
-  } catch (const std::invalid_argument& e) {
-    std::fprintf(stderr, "adjoint_cantilever: %s\n", e.what());
-    return 1;
-  }
-  if (!o.one) {
-    try {
-      return run_all(o);
-    } catch (const std::exception& e) {
-      std::fprintf(stderr, "adjoint_cantilever: %s\n", e.what());
-      return 1;
-    }
-  }
-  omp_set_num_threads(o.threads);
-  try {
-    std::printf("%s\n", run_one(o).dump().c_str());
-    return 0;
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "adjoint_cantilever --one %s %s %s: %s\n", o.one_size.c_str(),
-                 o.one_backend.c_str(), o.one_checkpoint.c_str(), e.what());
-    json r = config_record(o.one_size, parse_size(o.one_size), o.one_backend, o.one_checkpoint);
-    r["adjoint_cg_rel_tol"] = o.adjoint_tol;
-    r["status"] = "error";
-    r["error"] = e.what();
-    std::printf("%s\n", r.dump().c_str());
-    return 1;
-  }
+  return parent_or_child_main<Options>(
+      argc, argv, "adjoint_cantilever", parse_options, run_all, run_one,
+      [](const Options& o, const std::string& error) {
+        std::fprintf(stderr, "adjoint_cantilever --one %s %s %s: %s\n", o.one_size.c_str(),
+                     o.one_backend.c_str(), o.one_checkpoint.c_str(), error.c_str());
+        json r = config_record(o.one_size, parse_size(o.one_size), o.one_backend, o.one_checkpoint);
+        r["adjoint_cg_rel_tol"] = o.adjoint_tol;
+        r["status"] = "error";
+        r["error"] = error;
+        return r;
+      });
 }

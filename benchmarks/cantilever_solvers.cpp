@@ -215,31 +215,11 @@ json run_one(const Options& o) {
 int main(int argc, char** argv) {
   softgrad::restart_with_bounded_openmp_waiting(argv);
   using namespace softgrad::bench;
-  Options o;
-  try {
-    o = parse_options(argc, argv);
-  } catch (const std::invalid_argument& e) {
-    std::fprintf(stderr, "cantilever_solvers: %s\n", e.what());
-    return 1;
-  }
-  if (!o.one) {
-    try {
-      return run_all(o);
-    } catch (const std::exception& e) {
-      std::fprintf(stderr, "cantilever_solvers: %s\n", e.what());
-      return 1;
-    }
-  }
-  omp_set_num_threads(o.threads);
-  try {
-    const json r = run_one(o);
-    std::printf("%s\n", r.dump().c_str());
-    return 0;
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "cantilever_solvers --one %s %s: %s\n", o.one_size.c_str(),
-                 o.one_solver.c_str(), e.what());
-    std::printf("%s\n",
-                failed_result(o.one_size, o.one_solver, "error", e.what(), 0.0).dump().c_str());
-    return 1;
-  }
+  return parent_or_child_main<Options>(
+      argc, argv, "cantilever_solvers", parse_options, run_all, run_one,
+      [](const Options& o, const std::string& error) {
+        std::fprintf(stderr, "cantilever_solvers --one %s %s: %s\n", o.one_size.c_str(),
+                     o.one_solver.c_str(), error.c_str());
+        return failed_result(o.one_size, o.one_solver, "error", error, 0.0);
+      });
 }

@@ -8,6 +8,7 @@
 #pragma once
 
 #include <fcntl.h>
+#include <omp.h>
 #include <poll.h>
 #include <signal.h>
 #include <sys/wait.h>
@@ -133,6 +134,38 @@ inline ChildOutput run_child(const std::vector<std::string>& args, int threads, 
   }
   c.wall_s = std::chrono::duration<double>(Clock::now() - t0).count();
   return c;
+}
+
+/// main() of a benchmark that runs each configuration in a child process of its own: parses the
+/// options (a bad one: the message, exit 1); without --one (`is_child` false) runs them all in
+/// children (run_all); with it, sets the thread count and runs the one configuration, printing its
+/// JSON record, or when it throws, the message on stderr and the record `error_record` makes.
+template <class Options, class Parse, class RunAll, class RunOne, class ErrorRecord>
+int parent_or_child_main(int argc, char** argv, const char* program, Parse parse, RunAll run_all,
+                         RunOne run_one, ErrorRecord error_record) {
+  Options o;
+  try {
+    o = parse(argc, argv);
+  } catch (const std::invalid_argument& e) {
+    std::fprintf(stderr, "%s: %s\n", program, e.what());
+    return 1;
+  }
+  if (!o.one) {
+    try {
+      return run_all(o);
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "%s: %s\n", program, e.what());
+      return 1;
+    }
+  }
+  omp_set_num_threads(o.threads);
+  try {
+    std::printf("%s\n", run_one(o).dump().c_str());
+    return 0;
+  } catch (const std::exception& e) {
+    std::printf("%s\n", error_record(o, e.what()).dump().c_str());
+    return 1;
+  }
 }
 
 }  // namespace softgrad::bench
