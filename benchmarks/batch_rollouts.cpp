@@ -33,6 +33,7 @@ namespace {
 
 using namespace softgrad;
 using softgrad::bench::Arguments;
+using softgrad::bench::parse_command_line;
 using Clock = std::chrono::steady_clock;
 using json = nlohmann::ordered_json;
 
@@ -134,28 +135,18 @@ int main(int argc, char** argv) {
   softgrad::restart_with_bounded_openmp_waiting(argv);
   int episodes = 16, steps = 100, repeats = 9;
   std::string out = "benchmarks/results/batch_rollouts.json";
-  const char* usage = "usage: batch_rollouts [--episodes N] [--steps N] [--repeats N] [--out F]";
-  try {
-    for (Arguments args(argc, argv); args.next();) {
-      const std::string& a = args.option();
-      if (a == "--episodes") {
-        episodes = args.integer();
-      } else if (a == "--steps") {
-        steps = args.integer();
-      } else if (a == "--repeats") {
-        repeats = args.integer();
-      } else if (a == "--out") {
-        out = args.value();
-      } else {
-        throw std::invalid_argument("unknown option " + a);
-      }
-    }
-    if (episodes < 1 || steps < 1 || repeats < 1)
-      throw std::invalid_argument("--episodes, --steps and --repeats must be positive");
-  } catch (const std::invalid_argument& e) {
-    std::cerr << "batch_rollouts: " << e.what() << "\n" << usage << "\n";
-    return 1;
-  }
+  const bool ok = parse_command_line(
+      argc, argv, "batch_rollouts",
+      "usage: batch_rollouts [--episodes N] [--steps N] [--repeats N] [--out F]",
+      {{"--episodes", [&](Arguments& a) { episodes = a.integer(); }},
+       {"--steps", [&](Arguments& a) { steps = a.integer(); }},
+       {"--repeats", [&](Arguments& a) { repeats = a.integer(); }},
+       {"--out", [&](Arguments& a) { out = a.value(); }}},
+      [&] {
+        if (episodes < 1 || steps < 1 || repeats < 1)
+          throw std::invalid_argument("--episodes, --steps and --repeats must be positive");
+      });
+  if (!ok) return 1;
   omp_set_num_threads(1);
   const Episodes e = make_episodes(episodes, steps);
   const DisplacementLoss loss(*e.creature.model, {}, Eigen::Vector2d::UnitX());

@@ -6,7 +6,10 @@
 #pragma once
 
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
+#include <functional>
+#include <map>
 #include <sstream>
 #include <stdexcept>
 #include <string>
@@ -76,6 +79,28 @@ class Arguments {
   int i_ = 0;
   std::string option_;
 };
+
+/// Walks the command line, calling each option's handler in `options`; then `check` (may be
+/// empty), which throws std::invalid_argument for values that do not go together. An unknown
+/// option or a bad value prints "program: the problem" and `usage` on stderr.
+/// @return false then (the caller exits with status 1).
+inline bool parse_command_line(
+    int argc, char** argv, const char* program, const char* usage,
+    const std::map<std::string, std::function<void(Arguments&)>>& options,
+    const std::function<void()>& check = {}) {
+  try {
+    for (Arguments args(argc, argv); args.next();) {
+      const auto handler = options.find(args.option());
+      if (handler == options.end()) throw std::invalid_argument("unknown option " + args.option());
+      handler->second(args);
+    }
+    if (check) check();
+    return true;
+  } catch (const std::invalid_argument& e) {
+    std::fprintf(stderr, "%s: %s\n%s\n", program, e.what(), usage);
+    return false;
+  }
+}
 
 /// Cells (nx, ny, nz) of a size name: 1k / 10k / 50k or NXxNYxNZ (parse_cells).
 /// @throws std::invalid_argument for any other name.

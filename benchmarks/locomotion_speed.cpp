@@ -25,6 +25,7 @@ namespace {
 
 using namespace softgrad;
 using softgrad::bench::Arguments;
+using softgrad::bench::parse_command_line;
 using Clock = std::chrono::steady_clock;
 
 double seconds_since(Clock::time_point t0) {
@@ -97,26 +98,17 @@ int main(int argc, char** argv) {
   softgrad::restart_with_bounded_openmp_waiting(argv);
   int steps = 1000, repeats = 10;
   std::string out = "benchmarks/results/locomotion_speed.json";
-  const char* usage = "usage: locomotion_speed [--steps N] [--repeats N] [--out FILE.json]";
-  try {
-    for (Arguments args(argc, argv); args.next();) {
-      const std::string& a = args.option();
-      if (a == "--steps") {
-        steps = args.integer();
-      } else if (a == "--repeats") {
-        repeats = args.integer();
-      } else if (a == "--out") {
-        out = args.value();
-      } else {
-        throw std::invalid_argument("unknown option " + a);
-      }
-    }
-    if (steps < 1 || repeats < 1)
-      throw std::invalid_argument("--steps and --repeats must be positive");
-  } catch (const std::invalid_argument& e) {
-    std::cerr << "locomotion_speed: " << e.what() << "\n" << usage << "\n";
-    return 1;
-  }
+  const bool ok =
+      parse_command_line(argc, argv, "locomotion_speed",
+                         "usage: locomotion_speed [--steps N] [--repeats N] [--out FILE.json]",
+                         {{"--steps", [&](Arguments& a) { steps = a.integer(); }},
+                          {"--repeats", [&](Arguments& a) { repeats = a.integer(); }},
+                          {"--out", [&](Arguments& a) { out = a.value(); }}},
+                         [&] {
+                           if (steps < 1 || repeats < 1)
+                             throw std::invalid_argument("--steps and --repeats must be positive");
+                         });
+  if (!ok) return 1;
   omp_set_num_threads(1);
   nlohmann::json records = nlohmann::json::array();
   std::printf("%-10s %6s %8s %14s %14s %12s %12s %12s %10s\n", "creature", "verts", "muscles",
