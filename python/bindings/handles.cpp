@@ -14,8 +14,6 @@
 
 namespace softgrad::python {
 
-namespace {
-
 std::shared_ptr<const Loss> scene_loss(const PyScene& s) {
   if (!s.scene->loss)
     throw InputError(
@@ -24,6 +22,8 @@ std::shared_ptr<const Loss> scene_loss(const PyScene& s) {
         "d/dvelocities)");
   return s.scene->loss;
 }
+
+namespace {
 
 /// The cotangents of a (dx, dv) pair or of what a Python loss returned, as a LinearLoss.
 std::shared_ptr<const Loss> linear_loss(const PyScene& s, int states, const py::handle& dx,

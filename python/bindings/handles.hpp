@@ -80,6 +80,8 @@ ParameterSet parameter_set(const PyScene& s, const Rollout& r,
 
 /// `r`'s rollout once it is known to be one of scene `s`'s. @throws InputError otherwise.
 const Rollout& own_rollout(const SceneRef& s, const PyRollout& r);
+/// The scene's own loss. @throws InputError if the scene declares none.
+std::shared_ptr<const Loss> scene_loss(const PyScene& s);
 /// The loss `loss` names for trajectory `t` (None: the scene's; a pair (d/dpositions,
 /// d/dvelocities); a function of (positions, velocities) returning (value, dx, dv), its value
 /// into *value). `states`: the number of states when `t` has no trajectory.

@@ -5,8 +5,10 @@
 #include <sstream>
 #include <utility>
 
+#include "app/gradient_problem.hpp"
 #include "io/text_output.hpp"
 #include "scene/summary.hpp"
+#include "softgrad/config.hpp"
 #include "softgrad/detail/plot.hpp"
 
 namespace softgrad::app {
