@@ -12,10 +12,9 @@
 #include "softgrad/detail/plot.hpp"
 
 namespace softgrad::app {
+namespace {
 
 using json = nlohmann::ordered_json;
-
-namespace {
 
 /// A baseline against the gradient method: the steps each needs to reach the baseline's best.
 struct Duel {
