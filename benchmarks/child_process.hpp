@@ -137,9 +137,10 @@ inline ChildOutput run_child(const std::vector<std::string>& args, int threads, 
 }
 
 /// main() of a benchmark that runs each configuration in a child process of its own: parses the
-/// options (a bad one: the message, exit 1); without --one (`is_child` false) runs them all in
+/// options (a bad one: the message, exit 1); without --one (`o.one` false) runs them all in
 /// children (run_all); with it, sets the thread count and runs the one configuration, printing its
-/// JSON record, or when it throws, the message on stderr and the record `error_record` makes.
+/// JSON record, or when it throws, the record `error_record` makes (which also says on stderr
+/// what went wrong).
 template <class Options, class Parse, class RunAll, class RunOne, class ErrorRecord>
 int parent_or_child_main(int argc, char** argv, const char* program, Parse parse, RunAll run_all,
                          RunOne run_one, ErrorRecord error_record) {

@@ -56,7 +56,9 @@ Options parse_options(int argc, char** argv) {
     } else if (a == "--reps") {
       o.reps = args.integer();
     } else if (a == "--seed") {
-      o.seed = static_cast<std::uint64_t>(args.integer());
+      const int seed = args.integer();
+      if (seed < 0) throw std::invalid_argument("--seed must be >= 0, got " + std::to_string(seed));
+      o.seed = static_cast<std::uint64_t>(seed);
     } else if (!a.empty() && a[0] == '-') {
       throw std::invalid_argument(
           "unknown option " + a +

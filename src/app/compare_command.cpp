@@ -5,11 +5,10 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
-#include <cstdio>
 #include <functional>
+#include <limits>
 #include <memory>
 #include <ostream>
-#include <sstream>
 #include <utility>
 
 #include "app/cli.hpp"
@@ -20,14 +19,9 @@
 #include "app/locomotion_problem.hpp"
 #include "app/output_lock.hpp"
 #include "app/scene_commands.hpp"
-#include "io/text_output.hpp"
-#include "scene/summary.hpp"
 #include "softgrad/cmaes.hpp"
-#include "softgrad/config.hpp"
-#include "softgrad/detail/plot.hpp"
 #include "softgrad/detail/task_pool.hpp"
 #include "softgrad/errors.hpp"
-#include "softgrad/frame_writer.hpp"
 #include "softgrad/rl/evolution_strategy.hpp"
 #include "softgrad/rl/locomotion_env.hpp"
 #include "softgrad/rl/ppo.hpp"

@@ -1,4 +1,6 @@
 // Joints and motors: the Model's joint frames, and the two terms over them.
+#include "softgrad/joints.hpp"
+
 #include <Eigen/Geometry>
 #include <algorithm>
 #include <cmath>
