@@ -1,5 +1,5 @@
 /// @file contact.hpp
-/// Contact and friction against analytic obstacles (obstacles.hpp), as one energy term
+/// Contact and friction against analytic obstacles (shapes.hpp), as one energy term
 /// differentiated like every other (value, gradient, Hessian, parameter and previous-state
 /// products all come from the element AD applied to a per-vertex energy):
 ///
@@ -24,7 +24,7 @@
 #include <vector>
 
 #include "softgrad/model.hpp"
-#include "softgrad/obstacles.hpp"
+#include "softgrad/shapes.hpp"
 
 namespace softgrad {
 

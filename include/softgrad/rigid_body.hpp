@@ -15,12 +15,13 @@
 #pragma once
 
 #include <Eigen/Core>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "softgrad/kinematic_group.hpp"
-#include "softgrad/rigid_shape.hpp"
+#include "softgrad/shapes.hpp"
 
 namespace softgrad {
 
@@ -29,10 +30,10 @@ struct Model;
 /// One rigid body of a Model.
 struct RigidBody {
   std::string name;
-  RigidShape shape;         ///< in the shape frame
-  double density = 1000.0;  ///< [kg/m^3]
-  double mass = 0.0;        ///< [kg]
-  double volume = 0.0;      ///< [m^3]
+  std::shared_ptr<const Shape> shape;  ///< in the shape frame
+  double density = 1000.0;             ///< [kg/m^3]
+  double mass = 0.0;                   ///< [kg]
+  double volume = 0.0;                 ///< [m^3]
   /// S_i = integral rho X_i^2 dV along the body frame's axes [kg m^2] (the principal second
   /// moments; the inertia tensor is diag(S_2 + S_3, S_1 + S_3, S_1 + S_2)).
   Eigen::Vector3d second_moments = Eigen::Vector3d::Zero();
@@ -70,7 +71,8 @@ struct RigidBody {
 /// What add_rigid_body needs: the shape, its density and where it is at rest.
 struct RigidBodySpec {
   std::string name;
-  RigidShape shape;
+  /// A bounded shape (sphere, box, capsule, cylinder, mesh), placed in the shape frame.
+  std::shared_ptr<const Shape> shape;
   double density = 1000.0;  ///< [kg/m^3]
   /// The shape frame's origin [m] and axes (a rotation: columns are the shape's x, y, z) at
   /// rest, in the world.
@@ -81,7 +83,8 @@ struct RigidBodySpec {
   /// A kinematic body: its motion (the group's vertices are filled in; Fixed holds it at rest,
   /// Translate moves p, Rotate turns the body about the group's axis through its centre).
   std::optional<KinematicGroup> motion;
-  /// Segments around a sphere or capsule surface (drawing, and contact with rigid_surfaces).
+  /// Segments around a sphere, capsule or cylinder surface (drawing, and contact with
+  /// rigid_surfaces).
   int surface_resolution = 16;
 };
 

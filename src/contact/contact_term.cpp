@@ -187,6 +187,9 @@ void add_contact(Model& model, ContactOptions options) {
   for (const auto& o : options.obstacles) {
     SOFTGRAD_CHECK(o != nullptr, "a null obstacle");
     o->validate(model.dim);
+    if (!o->has_distance())
+      throw InputError(std::string("obstacle '") + o->name() + "': a " + o->type() +
+                       " has no signed distance yet; it can be a rigid body's geometry only");
   }
   // The deformable bodies' vertices collide here; rigid bodies through their contact spheres.
   const int n_mesh = model.n_mesh_verts();

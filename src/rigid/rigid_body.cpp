@@ -23,7 +23,7 @@ bool is_rotation(const Eigen::Matrix3d& R) {
 
 // The principal axes of a second moment S (columns, a right-handed frame) and S along them.
 void principal_axes(const Eigen::Matrix3d& S, Eigen::Matrix3d& axes, Eigen::Vector3d& moments) {
-  // A diagonal S (boxes, spheres, capsules) keeps the shape's own axes.
+  // A diagonal S (boxes, spheres, capsules, cylinders) keeps the shape's own axes.
   if ((S - Eigen::Matrix3d(S.diagonal().asDiagonal())).norm() <= 1e-14 * S.norm()) {
     axes.setIdentity();
     moments = S.diagonal();
@@ -119,9 +119,10 @@ void check_spec(const Model& model, const RigidBodySpec& spec, const std::string
 int add_rigid_body(Model& model, RigidBodySpec spec) {
   const std::string where = "rigid body '" + spec.name + "'";
   check_spec(model, spec, where);
+  if (!spec.shape) throw InputError(where + ": no shape");
   MassProperties props;
   try {
-    props = mass_properties(spec.shape, spec.density);
+    props = spec.shape->mass_properties(spec.density);
   } catch (const InputError& e) {
     throw InputError(where + ": " + e.what());
   }
@@ -142,12 +143,12 @@ int add_rigid_body(Model& model, RigidBodySpec spec) {
 
   // Drawing surface and contact spheres in the body frame.
   const Eigen::Matrix3d to_body = body.shape_axes.transpose();
-  surface_mesh(body.shape, spec.surface_resolution, body.surface, body.triangles);
+  body.shape->surface_mesh(spec.surface_resolution, body.surface, body.triangles);
   for (int v = 0; v < body.surface.rows(); ++v)
     body.surface.row(v) =
         (to_body * (body.surface.row(v).transpose() - body.shape_center)).transpose();
   std::vector<Eigen::Vector3d> centers;
-  contact_spheres(body.shape, centers, body.contact_radii);
+  body.shape->contact_spheres(centers, body.contact_radii);
   for (const Eigen::Vector3d& c : centers)
     body.contact_centers.push_back(to_body * (c - body.shape_center));
 

@@ -1,9 +1,10 @@
 /// @file rigid_contact_term.hpp
 /// Contact and lagged friction of rigid bodies against the scene's obstacles: every contact
-/// sphere of a body (rigid_shape.hpp: a sphere's centre, a capsule's two end spheres, a box's
-/// corners, a mesh's vertices) is a stencil over the body's four vertices, with the energy of a
-/// contact vertex (softgrad/contact.hpp) at distance d - r. Friction acts on the material point
-/// that touches the obstacle, so a ball rolls without slipping where friction holds it.
+/// sphere of a body (Shape::contact_spheres: a sphere's centre, a capsule's two end spheres, a
+/// box's corners, a cylinder's axis spheres and rim points, a mesh's vertices) is a stencil over
+/// the body's four vertices, with the energy of a contact vertex (softgrad/contact.hpp) at distance
+/// d - r. Friction acts on the material point that touches the obstacle, so a ball rolls without
+/// slipping where friction holds it.
 #pragma once
 
 #include <vector>

@@ -8,7 +8,7 @@
 
 #include "../contact/contact_parameters.hpp"
 #include "softgrad/errors.hpp"
-#include "softgrad/obstacles.hpp"
+#include "softgrad/shapes.hpp"
 
 namespace softgrad {
 namespace {
@@ -23,30 +23,18 @@ std::vector<int> pair_vertices(const Model& model, const ShapeContactOptions& o)
   return verts;
 }
 
-bool supported(const RigidShape& shape) { return shape.kind != RigidShape::Kind::Mesh; }
+bool supported(const Shape& shape) { return shape.has_distance(); }
 
 /// The body's shape in its body frame, as an obstacle.
 std::shared_ptr<const Obstacle> shape_obstacle(const RigidBody& b) {
   // The body frame is the shape frame for these shapes: the centre of mass is the shape's
   // centre and the principal axes its own (shape_center = 0, shape_axes = I).
-  const double R = bounding_radius(b.shape);
+  const double R = b.shape->bounding_radius();
   SOFTGRAD_CHECK(b.shape_center.norm() <= 1e-12 * R &&
                      (b.shape_axes - Eigen::Matrix3d::Identity()).norm() <= 1e-12,
-                 "rigid body '" << b.name << "': a " << to_string(b.shape.kind)
+                 "rigid body '" << b.name << "': a " << b.shape->type()
                                 << " whose body frame is not its shape frame");
-  const Eigen::Vector3d zero = Eigen::Vector3d::Zero();
-  switch (b.shape.kind) {
-    case RigidShape::Kind::Box:
-      return std::make_shared<Box>(b.name, zero, 0.5 * b.shape.size);
-    case RigidShape::Kind::Sphere:
-      return std::make_shared<Sphere>(b.name, zero, b.shape.radius);
-    case RigidShape::Kind::Capsule:
-      return std::make_shared<Capsule>(b.name, zero, b.shape.length, b.shape.radius);
-    case RigidShape::Kind::Mesh:
-      break;
-  }
-  SOFTGRAD_CHECK(false, "shape contact with a mesh shape");
-  return nullptr;
+  return b.shape;
 }
 
 }  // namespace
@@ -66,7 +54,7 @@ ShapeContactTerm::ShapeContactTerm(const Model& model, ShapeContactOptions optio
     o.friction_velocity = options_.friction_velocity;
     o.obstacles = {shape_obstacle(body)};
     shapes_.push_back(std::move(o));
-    bounding_radii_.push_back(bounding_radius(body.shape));
+    bounding_radii_.push_back(body.shape->bounding_radius());
   }
 }
 
@@ -234,10 +222,10 @@ void resolve_pairs(const Model& model, ShapeContactOptions& o) {
     if (b < 0 || b >= n_bodies)
       throw InputError("shape contact: rigid body " + std::to_string(b) +
                        " is not in the model (it has " + std::to_string(n_bodies) + ")");
-    if (!supported(model.rigid_bodies[b].shape))
+    if (!supported(*model.rigid_bodies[b].shape))
       throw InputError("shape contact: rigid body '" + model.rigid_bodies[b].name +
                        "' has a mesh shape, which shape contact does not support (give it a "
-                       "box, sphere or capsule shape, or leave it out of `bodies`)");
+                       "box, sphere, capsule or cylinder shape, or leave it out of `bodies`)");
   }
   for (std::vector<int>* list : {&o.vertices, &o.bodies}) {
     std::vector<int> sorted = *list;
@@ -252,7 +240,7 @@ void resolve_pairs(const Model& model, ShapeContactOptions& o) {
     for (int v = 0; v < n_mesh; ++v) o.vertices.push_back(v);
   if (o.bodies.empty())
     for (int b = 0; b < n_bodies; ++b)
-      if (supported(model.rigid_bodies[b].shape)) o.bodies.push_back(b);
+      if (supported(*model.rigid_bodies[b].shape)) o.bodies.push_back(b);
 }
 
 }  // namespace

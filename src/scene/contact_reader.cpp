@@ -27,9 +27,9 @@ void check_obstacle_keys(const ObjectReader& r, const std::string& type,
   for (const char* key : required)
     if (!r.has(key))
       r.fail(key, "missing key '" + std::string(key) + "', required for type '" + type + "'");
-  static const char* const kShapeKeys[] = {"height",  "point",        "normal", "center",
-                                           "radius",  "half_extents", "x0",     "z0",
-                                           "spacing", "nx",           "heights"};
+  static const char* const kShapeKeys[] = {"height", "point",        "normal", "center",
+                                           "radius", "half_extents", "length", "x0",
+                                           "z0",     "spacing",      "nx",     "heights"};
   for (const char* key : kShapeKeys) {
     const auto named = [&](const char* k) { return std::string(k) == key; };
     if (r.has(key) && std::none_of(required.begin(), required.end(), named) &&
@@ -66,6 +66,23 @@ ObstaclePtr read_box(const ObjectReader& r, std::string name, int dim) {
                                to_3d(r.vector("half_extents", dim, {}), 1.0));
 }
 
+// A capsule or cylinder along the y axis.
+template <class Solid>
+ObstaclePtr read_solid_of_revolution(const ObjectReader& r, std::string name, int dim,
+                                     const char* type) {
+  check_obstacle_keys(r, type, {"center", "radius", "length"}, {});
+  return std::make_shared<Solid>(std::move(name), to_3d(r.vector("center", dim, {})),
+                                 r.number("length"), r.number("radius"));
+}
+
+ObstaclePtr read_capsule(const ObjectReader& r, std::string name, int dim) {
+  return read_solid_of_revolution<Capsule>(r, std::move(name), dim, "capsule");
+}
+
+ObstaclePtr read_cylinder(const ObjectReader& r, std::string name, int dim) {
+  return read_solid_of_revolution<Cylinder>(r, std::move(name), dim, "cylinder");
+}
+
 // A height field: heights row-major, nx per row.
 ObstaclePtr read_height_field(const ObjectReader& r, std::string name, int dim) {
   check_obstacle_keys(r, "height_field", {"spacing", "heights"}, {"x0", "z0", "nx"});
@@ -95,11 +112,10 @@ struct ObstacleReader {
   const char* type;
   ObstaclePtr (*read)(const ObjectReader& r, std::string name, int dim);
 };
-constexpr ObstacleReader kObstacleReaders[] = {{"ground", read_ground},
-                                               {"half_space", read_half_space},
-                                               {"sphere", read_sphere},
-                                               {"box", read_box},
-                                               {"height_field", read_height_field}};
+constexpr ObstacleReader kObstacleReaders[] = {
+    {"ground", read_ground},    {"half_space", read_half_space},     {"sphere", read_sphere},
+    {"box", read_box},          {"height_field", read_height_field}, {"capsule", read_capsule},
+    {"cylinder", read_cylinder}};
 
 ObstaclePtr read_obstacle(const ObjectReader& r, int index, int dim) {
   std::string name = r.has("name") ? r.string("name") : "obstacle" + std::to_string(index);
@@ -150,7 +166,7 @@ void read_contact(const ObjectReader& top, Model& model) {
     if (!body.collides) continue;
     if (rigid_surfaces)
       mesh.rigid_bodies.push_back(static_cast<int>(b));
-    else if (body.shape.kind != RigidShape::Kind::Mesh)
+    else if (body.shape->has_distance())
       shapes.bodies.push_back(static_cast<int>(b));
   }
   mesh.stiffness = options.stiffness;

@@ -21,7 +21,7 @@ constexpr KeySpec kRigidBodyKeys[] = {
     {"shape", Object, "", {}, "", nullptr, "the body's shape, see /rigid_bodies/*/shape"},
     {"density", Number, "kg/m^3", kPositive, "", "1000", "mass density (uniform)"},
     {"position", Vector, "m", kAnyNumber, "", "[0, 0, 0]",
-     "where the shape's origin is at rest (its centre for box, sphere, capsule)"},
+     "where the shape's origin is at rest (its centre for box, sphere, capsule, cylinder)"},
     {"rotation", Object, "", {}, "", "", "the shape's orientation at rest, see rotation"},
     {"velocity", Vector, "m/s", kAnyNumber, "", "[0, 0, 0]", "initial centre-of-mass velocity"},
     {"angular_velocity", Vector, "rad/s", kAnyNumber, "", "[0, 0, 0]", "initial angular velocity"},
@@ -47,14 +47,14 @@ constexpr KeySpec kShapeKeys[] = {
      Choice,
      "",
      {},
-     "box|sphere|capsule|mesh",
+     "box|sphere|capsule|cylinder|mesh",
      nullptr,
-     "box (size), sphere (radius), capsule (radius, length; along the local y axis) or mesh (a "
-     "closed surface file)"},
+     "box (size), sphere (radius), capsule or cylinder (radius, length; along the local y axis) "
+     "or mesh (a closed surface file)"},
     {"size", Vector, "m", kPositive, "", "", "box: edge lengths along x, y, z"},
-    {"radius", Number, "m", kPositive, "", "", "sphere, capsule: radius"},
+    {"radius", Number, "m", kPositive, "", "", "sphere, capsule, cylinder: radius"},
     {"length", Number, "m", kPositive, "", "",
-     "capsule: distance between the centres of its end spheres"},
+     "capsule: distance between the centres of its end spheres; cylinder: between its faces"},
     {"file",
      String,
      "",
@@ -132,10 +132,9 @@ Eigen::Matrix3d read_rotation(const ObjectReader& body) {
   return Eigen::AngleAxisd(r.number("angle"), axis.normalized()).toRotationMatrix();
 }
 
-RigidShape read_shape(const ObjectReader& body) {
+std::shared_ptr<const Shape> read_shape(const ObjectReader& body) {
   const ObjectReader s = body.object("shape", schema::shape);
   const std::string type = s.string("type");
-  RigidShape shape;
   const auto need = [&](const char* key) {
     if (!s.has(key)) s.fail(key, "missing key '" + std::string(key) + "', required for a " + type);
   };
@@ -143,38 +142,36 @@ RigidShape read_shape(const ObjectReader& body) {
     for (const char* key : keys)
       if (s.has(key)) s.fail(key, "'" + std::string(key) + "' does not apply to a " + type);
   };
+  const Eigen::Vector3d zero = Eigen::Vector3d::Zero();
   if (type == "box") {
     need("size");
     refuse({"radius", "length", "file", "scale"});
-    shape.kind = RigidShape::Kind::Box;
-    shape.size = s.vector("size", 3, {});
-  } else if (type == "sphere" || type == "capsule") {
-    need("radius");
-    refuse({"size", "file", "scale"});
-    shape.kind = type == "sphere" ? RigidShape::Kind::Sphere : RigidShape::Kind::Capsule;
-    shape.radius = s.number("radius");
-    if (type == "capsule") {
-      need("length");
-      shape.length = s.number("length");
-    } else {
-      refuse({"length"});
-    }
-  } else {
-    need("file");
-    refuse({"size", "radius", "length"});
-    shape.kind = RigidShape::Kind::Mesh;
-    const std::filesystem::path file(s.string("file"));
-    try {
-      const SurfaceMesh surface =
-          read_surface_mesh((file.is_absolute() ? file : s.source().dir / file).string());
-      check_surface(surface);  // its volume integrals (mass, inertia) need a closed surface
-      shape.V = surface.X * s.number("scale");
-      shape.F = surface.triangles;
-    } catch (const InputError& e) {
-      s.fail("file", e.what());
-    }
+    return std::make_shared<Box>("", zero, 0.5 * s.vector("size", 3, {}));
   }
-  return shape;
+  if (type == "sphere") {
+    need("radius");
+    refuse({"size", "length", "file", "scale"});
+    return std::make_shared<Sphere>("", zero, s.number("radius"));
+  }
+  if (type == "capsule" || type == "cylinder") {
+    need("radius");
+    need("length");
+    refuse({"size", "file", "scale"});
+    if (type == "capsule")
+      return std::make_shared<Capsule>("", zero, s.number("length"), s.number("radius"));
+    return std::make_shared<Cylinder>("", zero, s.number("length"), s.number("radius"));
+  }
+  need("file");
+  refuse({"size", "radius", "length"});
+  const std::filesystem::path file(s.string("file"));
+  try {
+    const SurfaceMesh surface =
+        read_surface_mesh((file.is_absolute() ? file : s.source().dir / file).string());
+    check_surface(surface);  // its volume integrals (mass, inertia) need a closed surface
+    return std::make_shared<TriangleMesh>("", surface.X * s.number("scale"), surface.triangles);
+  } catch (const InputError& e) {
+    s.fail("file", e.what());
+  }
 }
 
 // Index of the rigid body called `name` at key `key` of `r` (the world: -1 when allowed).

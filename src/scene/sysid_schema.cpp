@@ -42,7 +42,8 @@ constexpr KeySpec kContactKeys[] = {
      "",
      "true",
      "the deformable bodies' vertices (those of region) also meet the rigid bodies' box, "
-     "sphere and capsule shapes (those that collide), with the same model and coefficients "
+     "sphere, capsule and cylinder shapes (those that collide), with the same model and "
+     "coefficients "
      "(term shape_contact)"},
     {"between_bodies",
      Boolean,
@@ -90,17 +91,21 @@ constexpr KeySpec kObstacleKeys[] = {
      Choice,
      "",
      {},
-     "ground|half_space|sphere|box|height_field",
+     "ground|half_space|sphere|box|height_field|capsule|cylinder",
      nullptr,
-     "ground: y >= height; half_space: (x - point) . normal >= 0; sphere and box: solid; "
+     "ground: y >= height; half_space: (x - point) . normal >= 0; sphere, box, capsule and "
+     "cylinder (along y): solid; "
      "height_field: y >= h(x(, z)), bilinear"},
     {"name", String, "", {}, "", "", "name in messages; default obstacle<index>"},
     {"height", Number, "m", kAnyNumber, "", "0", "y of the ground plane (ground)"},
     {"point", Vector, "m", kAnyNumber, "", "", "a point on the plane (half_space, required)"},
     {"normal", Vector, "", kAnyNumber, "", "",
      "non-zero, into the free space (half_space, required)"},
-    {"center", Vector, "m", kAnyNumber, "", "", "centre (sphere, box; required)"},
-    {"radius", Number, "m", kPositive, "", "", "radius (sphere, required)"},
+    {"center", Vector, "m", kAnyNumber, "", "",
+     "centre (sphere, box, capsule, cylinder; required)"},
+    {"radius", Number, "m", kPositive, "", "", "radius (sphere, capsule, cylinder; required)"},
+    {"length", Number, "m", kPositive, "", "",
+     "capsule: between its end-sphere centres; cylinder: between its faces (required)"},
     {"half_extents", Vector, "m", kPositive, "", "", "half sizes per axis (box, required)"},
     {"x0", Number, "m", kAnyNumber, "", "0", "x of the first height sample (height_field)"},
     {"z0", Number, "m", kAnyNumber, "", "0", "z of the first height sample (height_field, 3D)"},

@@ -9,7 +9,7 @@
 #include "softgrad/adjoint.hpp"
 #include "softgrad/contact.hpp"
 #include "softgrad/errors.hpp"
-#include "softgrad/obstacles.hpp"
+#include "softgrad/shapes.hpp"
 #include "support/finite_difference.hpp"
 #include "support/random.hpp"
 #include "support/rigid_models.hpp"

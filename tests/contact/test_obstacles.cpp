@@ -3,7 +3,7 @@
 #include <doctest/doctest.h>
 
 #include "softgrad/errors.hpp"
-#include "softgrad/obstacles.hpp"
+#include "softgrad/shapes.hpp"
 #include "support/finite_difference.hpp"
 
 namespace softgrad::test {
@@ -23,7 +23,11 @@ std::vector<std::shared_ptr<const Obstacle>> shapes() {
       std::make_shared<Sphere>("sphere", Eigen::Vector3d(0.2, 0.1, -0.1), 0.3),
       std::make_shared<Box>("box", Eigen::Vector3d(0.0, -0.5, 0.0), Eigen::Vector3d(0.4, 0.2, 0.3)),
       std::make_shared<HeightField>("terrain", grid),
-      std::make_shared<Capsule>("capsule", Eigen::Vector3d(0.25, -0.3, 0.1), 0.4, 0.15)};
+      std::make_shared<Capsule>("capsule", Eigen::Vector3d(0.25, -0.3, 0.1), 0.4, 0.15),
+      // The points below fall beyond its rims, beside it, and (2D) inside nearer the side.
+      std::make_shared<Cylinder>("cylinder", Eigen::Vector3d(0.1, 0.0, 0.1), 0.5, 0.3),
+      // Over a face, inside nearer a face, and beyond a rim.
+      std::make_shared<Cylinder>("wide cylinder", Eigen::Vector3d(0.5, 0.0, 0.4), 0.4, 0.5)};
 }
 
 bool is_terrain(const Obstacle& o) { return dynamic_cast<const HeightField*>(&o) != nullptr; }
@@ -153,10 +157,50 @@ TEST_CASE("obstacles: a capsule's distance is to its segment, and motions enter 
   CHECK(t == doctest::Approx(1.0 - std::sqrt(0.125)));
   CHECK(std::abs(c.distance(hit.data(), 3)) < 1e-12);
   CHECK_THROWS_WITH_AS(Capsule("bad", Eigen::Vector3d::Zero(), 0.3, 0.0).validate(3),
-                       doctest::Contains("obstacle 'bad': the radius must be positive"),
+                       doctest::Contains("capsule 'bad': radius 0 m must be positive and finite"),
                        InputError);
   CHECK_THROWS_WITH_AS(Capsule("bad", Eigen::Vector3d::Zero(), -1.0, 0.1).validate(3),
-                       doctest::Contains("obstacle 'bad': the length must be finite and >= 0"),
+                       doctest::Contains("capsule 'bad': length -1 m must be finite and >= 0"),
+                       InputError);
+}
+
+TEST_CASE("obstacles: a cylinder's distance, regions and times of impact") {
+  // Axis along y through (0.1, 0.2, -0.1), faces at y = 0 and y = 0.4, radius 0.1.
+  const Cylinder c("cylinder", Eigen::Vector3d(0.1, 0.2, -0.1), 0.4, 0.1);
+  const Eigen::Vector3d beside(0.4, 0.35, -0.1), above(0.12, 0.75, -0.05), past_rim(0.5, 0.7, -0.1),
+      on_axis(0.1, 0.3, -0.1);
+  CHECK(c.distance(beside.data(), 3) == doctest::Approx(0.2));
+  CHECK(c.distance(above.data(), 3) == doctest::Approx(0.35));
+  CHECK(c.distance(past_rim.data(), 3) == doctest::Approx(std::hypot(0.3, 0.3)));
+  CHECK(c.distance(on_axis.data(), 3) == doctest::Approx(-0.1));  // the side is nearer
+  CHECK(c.distance(beside.data(), 2) == doctest::Approx(0.2));    // a rectangle in 2D
+  double g[3], H[9];
+  // Beside it the distance curves around the axis (1 / rho) and not along it; over a face it
+  // does not curve at all.
+  c.distance_derivatives(beside.data(), 3, g, H);
+  CHECK(H[4] == 0.0);
+  CHECK(H[8] == doctest::Approx(1.0 / 0.3));
+  c.distance_derivatives(above.data(), 3, g, H);
+  CHECK(Eigen::Map<Eigen::Matrix3d>(H).norm() == 0.0);
+  CHECK(Eigen::Vector3d(g[0], g[1], g[2]) == Eigen::Vector3d::UnitY());
+  double n[3];
+  c.normal(on_axis.data(), 3, n);
+  CHECK(Eigen::Vector3d(n[0], n[1], n[2]).norm() == doctest::Approx(1.0));
+  // Sideways into the side (t = 0.2 / 0.5), down onto a face (t = 0.35 / 0.5), and slanting
+  // past the rim: the infinite cylinder is met at t = 0.625 (above the top face), the slab at
+  // t = 0.75, on the top face.
+  const Eigen::Vector3d sideways(-0.5, 0.0, 0.0), down(0.0, -0.5, 0.0), slant(-0.4, -0.4, 0.0);
+  CHECK(c.time_of_impact(beside.data(), sideways.data(), 3) == doctest::Approx(0.4));
+  CHECK(c.time_of_impact(above.data(), down.data(), 3) == doctest::Approx(0.7));
+  const Eigen::Vector3d near_rim(0.45, 0.7, -0.1);
+  const double t = c.time_of_impact(near_rim.data(), slant.data(), 3);
+  const Eigen::Vector3d hit = near_rim + t * slant;
+  CHECK(t == doctest::Approx(0.75));
+  CHECK(std::abs(c.distance(hit.data(), 3)) < 1e-12);
+  CHECK(c.time_of_impact(on_axis.data(), down.data(), 3) == 0.0);  // already inside
+  CHECK(c.time_of_impact(beside.data(), (-sideways).eval().data(), 3) == 1.0);
+  CHECK_THROWS_WITH_AS(Cylinder("bad", Eigen::Vector3d::Zero(), 0.0, 0.1).validate(3),
+                       doctest::Contains("cylinder 'bad': length 0 m must be positive"),
                        InputError);
 }
 

@@ -12,8 +12,8 @@
 
 #include "softgrad/contact.hpp"
 #include "softgrad/errors.hpp"
-#include "softgrad/obstacles.hpp"
 #include "softgrad/rigid_coupling.hpp"
+#include "softgrad/shapes.hpp"
 #include "softgrad/simulator.hpp"
 #include "softgrad/stencil_term.hpp"
 #include "support/finite_difference.hpp"
@@ -164,11 +164,11 @@ struct SurfacePoint {
 };
 
 /// Eight points on each shape's surface: faces, edges and corners of a box, spread over a
-/// sphere, on a capsule's cylinder and caps.
-std::vector<SurfacePoint> surface_points(const RigidShape& shape) {
+/// sphere, on a capsule's cylinder and caps, on a cylinder's side and flat faces.
+std::vector<SurfacePoint> surface_points(const Shape& shape) {
   std::vector<SurfacePoint> pts;
-  if (shape.kind == RigidShape::Kind::Box) {
-    const Eigen::Vector3d h = 0.5 * shape.size;
+  if (const auto* box = dynamic_cast<const Box*>(&shape)) {
+    const Eigen::Vector3d h = box->half_extents();
     pts = {{{0.03, h.y(), -0.02}, Eigen::Vector3d::UnitY()},
            {{-h.x(), 0.01, 0.03}, -Eigen::Vector3d::UnitX()},
            {{0.02, -0.01, h.z()}, Eigen::Vector3d::UnitZ()},
@@ -177,9 +177,22 @@ std::vector<SurfacePoint> surface_points(const RigidShape& shape) {
            {{0.01, -h.y(), -h.z()}, Eigen::Vector3d(0, -1, -1).normalized()},
            {{h.x(), -h.y(), h.z()}, Eigen::Vector3d(1, -1, 1).normalized()},
            {{-h.x(), h.y(), -h.z()}, Eigen::Vector3d(-1, 1, -1).normalized()}};
+  } else if (const auto* cylinder = dynamic_cast<const Cylinder*>(&shape)) {
+    const double r = cylinder->radius(), half = 0.5 * cylinder->length();
+    for (int k = 0; k < 8; ++k) {
+      const double a = 0.9 * k + 0.3;
+      const Eigen::Vector3d radial(std::cos(a), 0.0, std::sin(a));
+      if (k < 4)  // on the side
+        pts.push_back({Eigen::Vector3d(0.0, half * (0.7 - 0.4 * k), 0.0) + r * radial, radial});
+      else  // inside the rim of alternate faces
+        pts.push_back(
+            {(0.3 + 0.15 * (k - 4)) * r * radial + Eigen::Vector3d(0.0, k % 2 ? half : -half, 0.0),
+             Eigen::Vector3d(0.0, k % 2 ? 1.0 : -1.0, 0.0)});
+    }
   } else {
-    const double r = shape.radius,
-                 half = shape.kind == RigidShape::Kind::Capsule ? 0.5 * shape.length : 0.0;
+    const auto* capsule = dynamic_cast<const Capsule*>(&shape);
+    const double r = capsule ? capsule->radius() : dynamic_cast<const Sphere&>(shape).radius(),
+                 half = capsule ? 0.5 * capsule->length() : 0.0;
     for (int k = 0; k < 8; ++k) {
       const double a = 0.9 * k + 0.3;
       // Capsules: k < 4 on the cylinder (n normal to y), the rest on alternate caps.
@@ -196,12 +209,12 @@ std::vector<SurfacePoint> surface_points(const RigidShape& shape) {
 }  // namespace
 
 TEST_CASE("rigid/coupling: shape contact derivatives, sliding and sticking, every shape") {
-  RigidBodySpec specs[3] = {box_spec("box", {0.2, 0.1, 0.16}, 800.0),
+  RigidBodySpec specs[4] = {box_spec("box", {0.2, 0.1, 0.16}, 800.0),
                             sphere_spec("ball", 0.05, 800.0, Eigen::Vector3d::Zero()),
-                            box_spec("capsule", {1, 1, 1}, 800.0)};
-  specs[2].shape.kind = RigidShape::Kind::Capsule;
-  specs[2].shape.radius = 0.04;
-  specs[2].shape.length = 0.12;
+                            box_spec("capsule", {1, 1, 1}, 800.0),
+                            box_spec("cylinder", {1, 1, 1}, 800.0)};
+  specs[2].shape = std::make_shared<Capsule>("", Eigen::Vector3d::Zero(), 0.12, 0.04);
+  specs[3].shape = std::make_shared<Cylinder>("", Eigen::Vector3d::Zero(), 0.12, 0.05);
   for (const RigidBodySpec& spec : specs)
     for (const ContactModel kind : {ContactModel::Barrier, ContactModel::Penalty}) {
       const bool barrier = kind == ContactModel::Barrier;
@@ -219,7 +232,7 @@ TEST_CASE("rigid/coupling: shape contact derivatives, sliding and sticking, ever
       // within dhat; the penalty's also inside, except at the box's edges and corners). Over the
       // step: the body moves and turns, each vertex slides 5 mm along the tangent plane or sticks
       // (0.1 mm).
-      const std::vector<SurfacePoint> pts = surface_points(m->rigid_bodies[0].shape);
+      const std::vector<SurfacePoint> pts = surface_points(*m->rigid_bodies[0].shape);
       const Eigen::Vector3d p_n(0.1, 0.2, -0.1), p(0.102, 0.199, -0.099);
       const Eigen::Matrix3d A_n = rotation(0.4, {1, -2, 1}), A = rotation(0.01, {3, 1, 2}) * A_n;
       Eigen::VectorXd x_prev = m->X, x = m->X;
@@ -227,7 +240,7 @@ TEST_CASE("rigid/coupling: shape contact derivatives, sliding and sticking, ever
       set_pose(*m, 0, p, A, x);
       for (int v = 0; v < 8; ++v) {
         const double inside[8] = {-2.5e-3, -1.5e-3, -8e-4, -3e-4, 2e-4, 6e-4, -2e-3, -5e-4};
-        const bool edge = spec.shape.kind == RigidShape::Kind::Box && v >= 4;  // or corner
+        const bool edge = dynamic_cast<const Box*>(spec.shape.get()) && v >= 4;  // or corner
         const double gap = barrier || edge ? 3e-4 + 8e-5 * v : inside[v];
         const Eigen::Vector3d Y = pts[v].S + gap * pts[v].n;
         const Eigen::Vector3d t = pts[v].n.cross(Eigen::Vector3d(1, 2, 3)).normalized();
@@ -429,8 +442,10 @@ TEST_CASE("rigid/coupling: refused attachments and shape contacts name the probl
   add_block(*m, {1, 1, 1}, {0.1, 0.1, 0.1}, Eigen::Vector3d::Zero());
   add_rigid_body(*m, sphere_spec("ball", 0.02, 1000.0, {0.05, 0.3, 0.05}));
   RigidBodySpec mesh = box_spec("rock", {1, 1, 1}, 1000.0);
-  mesh.shape.kind = RigidShape::Kind::Mesh;
-  surface_mesh(box_spec("", {0.1, 0.1, 0.1}, 1.0).shape, 3, mesh.shape.V, mesh.shape.F);
+  Eigen::MatrixXd V;
+  Eigen::MatrixXi F;
+  box_spec("", {0.1, 0.1, 0.1}, 1.0).shape->surface_mesh(3, V, F);
+  mesh.shape = std::make_shared<TriangleMesh>("", V, F);
   mesh.position = {0.5, 0.5, 0.5};
   add_rigid_body(*m, mesh);
   const auto refuse_attachment = [&](int body, std::vector<int> verts, double k, const char* msg) {

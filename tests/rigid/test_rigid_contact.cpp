@@ -1,13 +1,14 @@
 // Rigid bodies on obstacles against closed forms: a ball on a slope rolls without slipping
-// (a = 5/7 g sin) when mu >= 2/7 tan, and slides (a = g (sin - mu cos)) below that; a box rests
-// on its face at the barrier's equilibrium height; a ball dropped on the ground bounces no
-// higher than it fell.
+// (a = 5/7 g sin) when mu >= 2/7 tan, a cylinder on its side at 2/3 g sin, and a ball slides (a = g
+// (sin - mu cos)) below that; a box rests on its face at the barrier's equilibrium height; a ball
+// dropped on the ground bounces no higher than it fell.
 #include <doctest/doctest.h>
 
+#include <Eigen/Geometry>
 #include <cmath>
 
 #include "softgrad/contact.hpp"
-#include "softgrad/obstacles.hpp"
+#include "softgrad/shapes.hpp"
 #include "softgrad/simulator.hpp"
 #include "support/rigid_models.hpp"
 
@@ -21,13 +22,15 @@ struct Slope {
   Eigen::Vector3d down;  ///< unit direction down the slope
 };
 
-/// A ball of radius r resting on a plane through the origin tilted by `angle` about z.
-Slope ball_on_slope(double angle, double mu, double r) {
+/// A body that rolls on a circle of radius r about its z axis (a ball, or a cylinder lying on
+/// its side) resting on a plane through the origin tilted by `angle` about z.
+Slope on_slope(double angle, double mu, double r, RigidBodySpec body) {
   Slope s;
   s.model = std::make_shared<Model>();
   const Eigen::Vector3d n(-std::sin(angle), std::cos(angle), 0.0);
   s.down = Eigen::Vector3d(-std::cos(angle), -std::sin(angle), 0.0);
-  add_rigid_body(*s.model, sphere_spec("ball", r, 1000.0, (r + 2e-4) * n));
+  body.position = (r + 2e-4) * n;
+  add_rigid_body(*s.model, std::move(body));
   add_rigidity_term(*s.model);
   add_gravity(*s.model, Eigen::Vector3d(0.0, -kG, 0.0));
   ContactOptions o;
@@ -39,6 +42,10 @@ Slope ball_on_slope(double angle, double mu, double r) {
   o.obstacles = {std::make_shared<HalfSpace>("slope", Eigen::Vector3d::Zero(), n)};
   add_contact(*s.model, o);
   return s;
+}
+
+Slope ball_on_slope(double angle, double mu, double r) {
+  return on_slope(angle, mu, r, sphere_spec("ball", r, 1000.0, Eigen::Vector3d::Zero()));
 }
 
 /// The acceleration along the slope over [t1, t2] from the displacement (s = a t^2 / 2 from
@@ -69,6 +76,20 @@ TEST_CASE("rigid/contact: a ball on a slope rolls at 5/7 g sin when friction hol
   MESSAGE("rolling: a = " << a << " m/s^2, 5/7 g sin = " << 5.0 / 7.0 * kG * std::sin(angle)
                           << "; omega r / v = " << spin << " (mu 0.3 > " << needed << ")");
   CHECK(a == doctest::Approx(5.0 / 7.0 * kG * std::sin(angle)).epsilon(0.01));
+  CHECK(spin == doctest::Approx(1.0).epsilon(0.01));
+}
+
+TEST_CASE("rigid/contact: a cylinder on its side rolls down a slope at 2/3 g sin") {
+  // I = m r^2 / 2 about its axis: a = g sin / (1 + I / (m r^2)) while mu >= tan / 3 (0.10).
+  const double angle = 0.3, r = 0.05;
+  RigidBodySpec cylinder = sphere_spec("cylinder", r, 1000.0, Eigen::Vector3d::Zero());
+  cylinder.shape = std::make_shared<Cylinder>("", Eigen::Vector3d::Zero(), 0.2, r);
+  cylinder.rotation = Eigen::AngleAxisd(0.5 * M_PI, Eigen::Vector3d::UnitX()).toRotationMatrix();
+  double a = 0.0, spin = 0.0;
+  roll(on_slope(angle, 0.3, r, cylinder), r, a, spin);
+  MESSAGE("cylinder: a = " << a << " m/s^2, 2/3 g sin = " << 2.0 / 3.0 * kG * std::sin(angle)
+                           << "; omega r / v = " << spin);
+  CHECK(a == doctest::Approx(2.0 / 3.0 * kG * std::sin(angle)).epsilon(0.01));
   CHECK(spin == doctest::Approx(1.0).epsilon(0.01));
 }
 

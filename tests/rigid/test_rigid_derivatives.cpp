@@ -10,7 +10,7 @@
 
 #include "softgrad/contact.hpp"
 #include "softgrad/detail/assembly.hpp"
-#include "softgrad/obstacles.hpp"
+#include "softgrad/shapes.hpp"
 #include "support/finite_difference.hpp"
 #include "support/rigid_models.hpp"
 #include "support/term_derivatives.hpp"

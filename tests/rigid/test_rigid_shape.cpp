@@ -7,24 +7,66 @@
 #include <cmath>
 #include <limits>
 #include <map>
+#include <memory>
 #include <numbers>
 #include <utility>
 
 #include "softgrad/errors.hpp"
-#include "softgrad/rigid_shape.hpp"
+#include "softgrad/shapes.hpp"
 #include "support/random.hpp"
 
 namespace softgrad::test {
 namespace {
 
 constexpr double kPi = std::numbers::pi;
+// A shape described field by field, as scenes give it; each call below builds its Shape.
+struct RigidShape {
+  enum class Kind { Box, Sphere, Capsule, Cylinder, Mesh };
+  Kind kind = Kind::Box;
+  Eigen::Vector3d size = Eigen::Vector3d::Ones();
+  double radius = 0.5;
+  double length = 1.0;
+  Eigen::MatrixXd V;
+  Eigen::MatrixXi F;
+};
 using Kind = RigidShape::Kind;
+
+std::shared_ptr<const Shape> build(const RigidShape& s) {
+  const Eigen::Vector3d zero = Eigen::Vector3d::Zero();
+  switch (s.kind) {
+    case Kind::Box:
+      return std::make_shared<Box>("", zero, 0.5 * s.size);
+    case Kind::Sphere:
+      return std::make_shared<Sphere>("", zero, s.radius);
+    case Kind::Capsule:
+      return std::make_shared<Capsule>("", zero, s.length, s.radius);
+    case Kind::Cylinder:
+      return std::make_shared<Cylinder>("", zero, s.length, s.radius);
+    case Kind::Mesh:
+      break;
+  }
+  return std::make_shared<TriangleMesh>("", s.V, s.F);
+}
 
 RigidShape make(Kind kind) {
   RigidShape s;
   s.kind = kind;
   return s;
 }
+
+std::string to_string(Kind kind) { return build(make(kind))->type(); }
+void validate_shape(const RigidShape& s) { build(s)->validate(3); }
+MassProperties mass_properties(const RigidShape& s, double density) {
+  return build(s)->mass_properties(density);
+}
+void surface_mesh(const RigidShape& s, int resolution, Eigen::MatrixXd& V, Eigen::MatrixXi& F) {
+  build(s)->surface_mesh(resolution, V, F);
+}
+void contact_spheres(const RigidShape& s, std::vector<Eigen::Vector3d>& centers,
+                     std::vector<double>& radii) {
+  build(s)->contact_spheres(centers, radii);
+}
+double bounding_radius(const RigidShape& s) { return build(s)->bounding_radius(); }
 
 RigidShape mesh_shape(const Eigen::MatrixXd& V, const Eigen::MatrixXi& F) {
   RigidShape s = make(Kind::Mesh);
@@ -225,6 +267,70 @@ TEST_CASE("rigid/rigid_shape: a capsule is the closed form, which its finer surf
   }
 }
 
+TEST_CASE("rigid/rigid_shape: a cylinder is the closed form, which its finer surfaces approach") {
+  for (const auto& radius_length : {std::pair{0.2, 1.0}, std::pair{0.5, 0.3}}) {
+    const double r = radius_length.first, L = radius_length.second, rho = 500.0;
+    RigidShape cylinder = make(Kind::Cylinder);
+    cylinder.radius = r;
+    cylinder.length = L;
+    const MassProperties mp = mass_properties(cylinder, rho);
+    const double m = rho * kPi * r * r * L;
+    CHECK(mp.mass == doctest::Approx(m).epsilon(1e-14));
+    CHECK(mp.center.norm() == 0.0);
+    // The inertia tensor: m r^2 / 2 about the axis, m (3 r^2 + L^2) / 12 across it.
+    const Eigen::Matrix3d inertia =
+        mp.second_moment.trace() * Eigen::Matrix3d::Identity() - mp.second_moment;
+    CHECK(inertia(1, 1) == doctest::Approx(m * r * r / 2).epsilon(1e-14));
+    CHECK(inertia(0, 0) == doctest::Approx(m * (3 * r * r + L * L) / 12).epsilon(1e-14));
+    CHECK(inertia(2, 2) == doctest::Approx(inertia(0, 0)).epsilon(1e-14));
+    // Inscribed prisms converge at second order: the error drops about 4x per doubling.
+    double previous = 0.0;
+    for (int resolution : {16, 32, 64, 128}) {
+      const RigidShape mesh = surface_of(cylinder, resolution);
+      CHECK_NOTHROW(validate_shape(mesh));
+      for (Eigen::Index i = 0; i < mesh.V.rows(); ++i) {  // every vertex on the surface
+        const Eigen::Vector3d x = mesh.V.row(i);
+        const double rho_x = std::hypot(x[0], x[2]);
+        CHECK(std::abs(std::abs(x[1]) - L / 2) < 1e-15);
+        CHECK((rho_x < 1e-15 || std::abs(rho_x - r) < 1e-15));
+      }
+      const double error = difference(mass_properties(mesh, rho), mp, r);
+      INFO("r " << r << ", L " << L << ", resolution " << resolution << ": error " << error);
+      if (previous > 0) CHECK(previous / error == doctest::Approx(4.0).epsilon(0.05));
+      previous = error;
+    }
+  }
+}
+
+TEST_CASE("rigid/rigid_shape: a cylinder rolls on axis spheres and stands on its rims") {
+  RigidShape cylinder = make(Kind::Cylinder);
+  cylinder.radius = 0.1;
+  cylinder.length = 0.5;
+  std::vector<Eigen::Vector3d> centers;
+  std::vector<double> radii;
+  contact_spheres(cylinder, centers, radii);
+  // Spheres of the radius from y = -0.15 to 0.15, at most 0.2 apart (0.15 here), then 16 rim
+  // points on each face.
+  REQUIRE(centers.size() == 3 + 32);
+  for (int k = 0; k < 3; ++k) {
+    CHECK((centers[k] - Eigen::Vector3d(0.0, -0.15 + 0.15 * k, 0.0)).norm() < 1e-15);
+    CHECK(radii[k] == 0.1);
+  }
+  for (std::size_t k = 3; k < centers.size(); ++k) {
+    CHECK(std::abs(std::hypot(centers[k][0], centers[k][2]) - 0.1) < 1e-15);
+    CHECK(std::abs(centers[k][1]) == 0.25);
+    CHECK(radii[k] == 0.0);
+  }
+  CHECK(bounding_radius(cylinder) == doctest::Approx(std::hypot(0.25, 0.1)));
+  // A disc shorter than it is wide has no axis spheres (they would stand out of its faces).
+  cylinder.length = 0.1;
+  contact_spheres(cylinder, centers, radii);
+  CHECK(centers.size() == 32);
+  cylinder.length = 0.0;
+  CHECK_THROWS_WITH_AS(validate_shape(cylinder), "cylinder: length 0 m must be positive and finite",
+                       InputError);
+}
+
 TEST_CASE("rigid/rigid_shape: a capsule of vanishing length tends to its sphere") {
   RigidShape sphere = make(Kind::Sphere), capsule = make(Kind::Capsule);
   sphere.radius = capsule.radius = 0.3;
@@ -371,12 +477,11 @@ TEST_CASE("rigid/rigid_shape: contact spheres and bounding radius of every kind"
 TEST_CASE("rigid/rigid_shape: invalid shapes and densities throw InputError naming the problem") {
   RigidShape box = make(Kind::Box);
   box.size = Eigen::Vector3d(1, 0, 1);
-  CHECK_THROWS_WITH_AS(validate_shape(box),
-                       doctest::Contains("rigid shape (box): size (1, 0, 1) m"), InputError);
+  CHECK_THROWS_WITH_AS(validate_shape(box), doctest::Contains("box: size (1, 0, 1) m"), InputError);
   RigidShape sphere = make(Kind::Sphere);
   sphere.radius = -1.0;
   CHECK_THROWS_WITH_AS(mass_properties(sphere, 1.0),
-                       "rigid shape (sphere): radius -1 m must be positive and finite", InputError);
+                       "sphere: radius -1 m must be positive and finite", InputError);
   RigidShape capsule = make(Kind::Capsule);
   capsule.length = std::numeric_limits<double>::quiet_NaN();
   CHECK_THROWS_WITH_AS(bounding_radius(capsule), doctest::Contains("length nan m"), InputError);

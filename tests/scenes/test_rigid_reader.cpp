@@ -10,6 +10,9 @@
 #include "scene_test_support.hpp"
 #include "softgrad/locomotion.hpp"
 #include "softgrad/parameters.hpp"
+#include "softgrad/shapes.hpp"
+#include "softgrad/simulator.hpp"
+#include "softgrad/trajectory.hpp"
 
 using namespace softgrad;
 using namespace softgrad::test;
@@ -208,4 +211,41 @@ TEST_CASE("scenes/rigid_reader: a mesh shape must be a closed surface that does 
     CHECK(crossing.find("the surface intersects itself") != std::string::npos);
   }
   CHECK(error("open.obj").find("the surface is not closed") != std::string::npos);
+}
+
+TEST_CASE("scenes/rigid_reader: cylinders and capsules are shapes of bodies and obstacles alike") {
+  // A can stands on a post (an upright cylinder obstacle) beside a capsule rail, and rests there.
+  const Scene s = parse(R"({"time": {"dt": 0.01, "duration": 0.5},
+    "rigid_bodies": [{"name": "can", "shape": {"type": "cylinder", "radius": 0.1, "length": 0.3},
+                      "density": 500, "position": [0, 0.4505, 0]}],
+    "contact": {"obstacles": [
+      {"type": "cylinder", "name": "post", "center": [0, 0, 0], "radius": 0.2, "length": 0.6},
+      {"type": "capsule", "name": "rail", "center": [1, 0, 0], "radius": 0.05, "length": 1}]}})");
+  const RigidBody& can = s.model->rigid_bodies.at(0);
+  CHECK(std::string(can.shape->type()) == "cylinder");
+  const double m = 500 * std::numbers::pi * 0.01 * 0.3;
+  CHECK(can.mass == doctest::Approx(m).epsilon(1e-14));
+  // Second moments m r^2 / 4 across and m L^2 / 12 along the axis (inertia m r^2 / 2 about it).
+  CHECK((can.second_moments - Eigen::Vector3d(m * 0.01 / 4, m * 0.09 / 12, m * 0.01 / 4)).norm() <
+        1e-14 * m);
+  Simulator sim(s.model, s.options);
+  const Trajectory traj = simulate(sim, s.rollout(sim));
+  for (int n = 0; n <= s.steps; ++n) {
+    const Eigen::Vector3d p = can.position(traj.state(n).x);
+    INFO("step " << n << ": " << p.transpose());
+    CHECK(p.y() > 0.45);  // never into the post's top face at y = 0.3
+    CHECK(p.y() < 0.451);
+    CHECK(std::hypot(p.x(), p.z()) < 1e-9);  // and straight down: the face pushes along y
+  }
+  const std::string cylinder_obstacle =
+      R"({"type": "cylinder", "center": [0, 0, 0], "radius": 0.2, "length": 0.6})";
+  CHECK(error_of(scene_json(R"("contact": {"obstacles": [)" +
+                            replaced(cylinder_obstacle, ", \"length\": 0.6", "") + "]}")) ==
+        "inline.json: /contact/obstacles/0/length: missing key 'length', required for type "
+        "'cylinder'");
+  CHECK(error_of(scene_json(R"("contact": {"obstacles": [{"type": "sphere", "center": [0, 5, 0],
+                                 "radius": 1, "length": 2}]})")) ==
+        "inline.json: /contact/obstacles/0/length: 'length' does not apply to type 'sphere'");
+  CHECK(error_of(scene_json(R"("rigid_bodies": [{"shape": {"type": "cylinder", "radius": 1}}])")) ==
+        "inline.json: /rigid_bodies/0/shape/length: missing key 'length', required for a cylinder");
 }

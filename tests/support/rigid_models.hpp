@@ -19,8 +19,7 @@ inline constexpr double kG = 9.81;
 inline RigidBodySpec box_spec(std::string name, const Eigen::Vector3d& size, double density) {
   RigidBodySpec spec;
   spec.name = std::move(name);
-  spec.shape.kind = RigidShape::Kind::Box;
-  spec.shape.size = size;
+  spec.shape = std::make_shared<Box>("", Eigen::Vector3d::Zero(), 0.5 * size);
   spec.density = density;
   return spec;
 }
@@ -30,8 +29,7 @@ inline RigidBodySpec sphere_spec(std::string name, double r, double density,
                                  const Eigen::Vector3d& center) {
   RigidBodySpec spec;
   spec.name = std::move(name);
-  spec.shape.kind = RigidShape::Kind::Sphere;
-  spec.shape.radius = r;
+  spec.shape = std::make_shared<Sphere>("", Eigen::Vector3d::Zero(), r);
   spec.density = density;
   spec.position = center;
   return spec;
