@@ -20,34 +20,14 @@ Eigen::Vector3d to_3d(const Eigen::VectorXd& v, double pad = 0.0) {
   return out;
 }
 
-// Each key of `keys` must be present exactly when the obstacle's type uses it.
-void check_obstacle_keys(const ObjectReader& r, const std::string& type,
-                         std::initializer_list<const char*> required,
-                         std::initializer_list<const char*> optional) {
-  for (const char* key : required)
-    if (!r.has(key))
-      r.fail(key, "missing key '" + std::string(key) + "', required for type '" + type + "'");
-  static const char* const kShapeKeys[] = {"height", "point",        "normal", "center",
-                                           "radius", "half_extents", "length", "x0",
-                                           "z0",     "spacing",      "nx",     "heights"};
-  for (const char* key : kShapeKeys) {
-    const auto named = [&](const char* k) { return std::string(k) == key; };
-    if (r.has(key) && std::none_of(required.begin(), required.end(), named) &&
-        std::none_of(optional.begin(), optional.end(), named))
-      r.fail(key, "'" + std::string(key) + "' does not apply to type '" + type + "'");
-  }
-}
-
 using ObstaclePtr = std::shared_ptr<const Obstacle>;
 
 ObstaclePtr read_ground(const ObjectReader& r, std::string name, int) {
-  check_obstacle_keys(r, "ground", {}, {"height"});
   return std::make_shared<HalfSpace>(std::move(name), Eigen::Vector3d(0.0, r.number("height"), 0.0),
                                      Eigen::Vector3d::UnitY());
 }
 
 ObstaclePtr read_half_space(const ObjectReader& r, std::string name, int dim) {
-  check_obstacle_keys(r, "half_space", {"point", "normal"}, {});
   const Eigen::Vector3d n = to_3d(r.vector("normal", dim, {}));
   if (!(n.norm() > 0.0)) r.fail("normal", "the normal must be non-zero");
   return std::make_shared<HalfSpace>(std::move(name), to_3d(r.vector("point", dim, {})),
@@ -55,37 +35,32 @@ ObstaclePtr read_half_space(const ObjectReader& r, std::string name, int dim) {
 }
 
 ObstaclePtr read_sphere(const ObjectReader& r, std::string name, int dim) {
-  check_obstacle_keys(r, "sphere", {"center", "radius"}, {});
   return std::make_shared<Sphere>(std::move(name), to_3d(r.vector("center", dim, {})),
                                   r.number("radius"));
 }
 
 ObstaclePtr read_box(const ObjectReader& r, std::string name, int dim) {
-  check_obstacle_keys(r, "box", {"center", "half_extents"}, {});
   return std::make_shared<Box>(std::move(name), to_3d(r.vector("center", dim, {})),
                                to_3d(r.vector("half_extents", dim, {}), 1.0));
 }
 
 // A capsule or cylinder along the y axis.
 template <class Solid>
-ObstaclePtr read_solid_of_revolution(const ObjectReader& r, std::string name, int dim,
-                                     const char* type) {
-  check_obstacle_keys(r, type, {"center", "radius", "length"}, {});
+ObstaclePtr read_solid_of_revolution(const ObjectReader& r, std::string name, int dim) {
   return std::make_shared<Solid>(std::move(name), to_3d(r.vector("center", dim, {})),
                                  r.number("length"), r.number("radius"));
 }
 
 ObstaclePtr read_capsule(const ObjectReader& r, std::string name, int dim) {
-  return read_solid_of_revolution<Capsule>(r, std::move(name), dim, "capsule");
+  return read_solid_of_revolution<Capsule>(r, std::move(name), dim);
 }
 
 ObstaclePtr read_cylinder(const ObjectReader& r, std::string name, int dim) {
-  return read_solid_of_revolution<Cylinder>(r, std::move(name), dim, "cylinder");
+  return read_solid_of_revolution<Cylinder>(r, std::move(name), dim);
 }
 
 // A height field: heights row-major, nx per row.
 ObstaclePtr read_height_field(const ObjectReader& r, std::string name, int dim) {
-  check_obstacle_keys(r, "height_field", {"spacing", "heights"}, {"x0", "z0", "nx"});
   if (dim == 2 && r.has("z0")) r.fail("z0", "'z0' applies to 3D height fields only");
   HeightField::Grid g;
   g.x0 = r.number("x0");

@@ -84,6 +84,12 @@ constexpr KeySpec kControllerKeys[] = {
      "mlp (and the baselines' policy): observed velocities are divided by it"},
 };
 
+constexpr Variant kControllerVariants[] = {
+    {"sine", "", "frequency|amplitude|phase_step|phase_cycle|offset"},
+    {"keyframes", "", "keys|period|init_std"},
+    {"mlp", "", "period|hidden"},
+    {"open_loop", "", "init_std"}};
+
 constexpr KeySpec kTaskKeys[] = {
     {"type",
      Choice,
@@ -157,24 +163,6 @@ constexpr KeySpec kCompareKeys[] = {
     {"period", Number, "s", kPositive, "", "0.5", "clock period of the baselines' observations"},
 };
 
-/// Controller keys that apply to some types only.
-struct KeyUse {
-  const char* key;
-  const char* types;  ///< space-separated
-};
-constexpr KeyUse kControllerKeyUse[] = {
-    {"frequency", "sine"},       {"amplitude", "sine"},
-    {"phase_step", "sine"},      {"phase_cycle", "sine"},
-    {"offset", "sine"},          {"keys", "keyframes"},
-    {"period", "keyframes mlp"}, {"init_std", "keyframes open_loop"},
-    {"hidden", "mlp"},
-};
-
-bool uses(const char* types, const std::string& type) {
-  const std::string list = std::string(" ") + types + " ";
-  return list.find(" " + type + " ") != std::string::npos;
-}
-
 Creature build_creature(const ObjectReader& c, const CreatureOptions& o, Locomotion& loc) {
   if (c.has("generator") == c.has("layout"))
     c.fail_here("give exactly one of 'generator' (a built-in creature) or 'layout' (cells)");
@@ -236,10 +224,6 @@ void read_controller(const ObjectReader& top, const Scene& scene, Locomotion& lo
   const ObjectReader c = top.object("controller", schema::controller);
   ControllerSpec& s = loc.controller;
   const std::string type = c.string("type");
-  for (const KeyUse& use : kControllerKeyUse)
-    if (c.has(use.key) && !uses(use.types, type))
-      c.fail(use.key, "'" + std::string(use.key) + "' does not apply to type '" + type +
-                          "' (only to " + use.types + ")");
   // The schema's choices, in the library's terms.
   s.type = type == "keyframes"   ? ControllerType::Keyframes
            : type == "open_loop" ? ControllerType::OpenLoop
@@ -306,7 +290,8 @@ namespace schema {
 const Section creature{
     "/creature", "a soft creature with muscles on the ground (2D: penalty contact, 3D: barrier)",
     kCreatureKeys};
-const Section controller{"/controller", "what drives the creature's muscles", kControllerKeys};
+const Section controller{"/controller", "what drives the creature's muscles", kControllerKeys,
+                         kControllerVariants};
 const Section task{"/task", "the creature's objective over an episode", kTaskKeys};
 const Section train{"/train", "softgrad train: gradient-based training through the simulator",
                     kTrainKeys};

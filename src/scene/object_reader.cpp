@@ -83,6 +83,35 @@ ObjectReader::ObjectReader(const Source& src, const Json& j, std::string pointer
               std::string("missing required key '") + s.key + "' (" + s.description + ")");
     }
   }
+  if (!section.variants.empty()) check_variant();
+}
+
+namespace {
+
+// True if `key` is one of the "|"-separated names in `list`.
+bool listed(const char* list, const std::string& key) {
+  const std::string padded = std::string("|") + list + "|";
+  return padded.find("|" + key + "|") != std::string::npos;
+}
+
+}  // namespace
+
+void ObjectReader::check_variant() const {
+  const std::string type = string("type");
+  const Variant none{"", "", ""};
+  const Variant* variant = &none;
+  for (const Variant& v : section_->variants)
+    if (type == v.type) variant = &v;
+  for (const KeySpec& k : section_->keys)
+    if (listed(variant->required, k.key) && !has(k.key))
+      fail(k.key, "missing key '" + std::string(k.key) + "', required for type '" + type + "'");
+  for (const KeySpec& k : section_->keys) {
+    if (!has(k.key) || listed(variant->required, k.key) || listed(variant->optional, k.key))
+      continue;
+    for (const Variant& v : section_->variants)
+      if (listed(v.required, k.key) || listed(v.optional, k.key))
+        fail(k.key, "'" + std::string(k.key) + "' does not apply to type '" + type + "'");
+  }
 }
 
 void ObjectReader::fail(const char* key, const std::string& what) const {

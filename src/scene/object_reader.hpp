@@ -17,7 +17,9 @@ namespace softgrad::detail {
 /// references to `src`, `j` and `section`: they must outlive it.
 class ObjectReader {
  public:
-  /// @throws InputError if j is not an object, has a key not in `section` or lacks a required one.
+  /// @throws InputError if j is not an object, has a key not in `section` or lacks a required one,
+  /// and, for a section with variants, if it lacks a key its "type" requires or has one that
+  /// does not apply to its type.
   ObjectReader(const Source& src, const Json& j, std::string pointer, const Section& section);
 
   bool has(const char* key) const { return j_->contains(key); }
@@ -50,6 +52,7 @@ class ObjectReader {
 
  private:
   const KeySpec& spec(const char* key) const;
+  void check_variant() const;
 
   const Source* src_;
   const Json* j_;

@@ -65,6 +65,12 @@ constexpr KeySpec kShapeKeys[] = {
     {"scale", Number, "", kPositive, "", "1", "mesh: multiplies the file's coordinates"},
 };
 
+constexpr Variant kShapeVariants[] = {{"box", "size", ""},
+                                      {"sphere", "radius", ""},
+                                      {"capsule", "radius|length", ""},
+                                      {"cylinder", "radius|length", ""},
+                                      {"mesh", "file", "scale"}};
+
 constexpr KeySpec kRotationKeys[] = {
     {"axis", Vector, "", kAnyNumber, "", "[0, 0, 1]", "rotation axis, non-zero"},
     {"angle", Number, "rad", kAnyNumber, "", "0", "counter-clockwise about the axis"},
@@ -132,37 +138,17 @@ Eigen::Matrix3d read_rotation(const ObjectReader& body) {
   return Eigen::AngleAxisd(r.number("angle"), axis.normalized()).toRotationMatrix();
 }
 
+// The schema's variants have checked which keys the type takes.
 std::shared_ptr<const Shape> read_shape(const ObjectReader& body) {
   const ObjectReader s = body.object("shape", schema::shape);
   const std::string type = s.string("type");
-  const auto need = [&](const char* key) {
-    if (!s.has(key)) s.fail(key, "missing key '" + std::string(key) + "', required for a " + type);
-  };
-  const auto refuse = [&](std::initializer_list<const char*> keys) {
-    for (const char* key : keys)
-      if (s.has(key)) s.fail(key, "'" + std::string(key) + "' does not apply to a " + type);
-  };
   const Eigen::Vector3d zero = Eigen::Vector3d::Zero();
-  if (type == "box") {
-    need("size");
-    refuse({"radius", "length", "file", "scale"});
-    return std::make_shared<Box>("", zero, 0.5 * s.vector("size", 3, {}));
-  }
-  if (type == "sphere") {
-    need("radius");
-    refuse({"size", "length", "file", "scale"});
-    return std::make_shared<Sphere>("", zero, s.number("radius"));
-  }
-  if (type == "capsule" || type == "cylinder") {
-    need("radius");
-    need("length");
-    refuse({"size", "file", "scale"});
-    if (type == "capsule")
-      return std::make_shared<Capsule>("", zero, s.number("length"), s.number("radius"));
+  if (type == "box") return std::make_shared<Box>("", zero, 0.5 * s.vector("size", 3, {}));
+  if (type == "sphere") return std::make_shared<Sphere>("", zero, s.number("radius"));
+  if (type == "capsule")
+    return std::make_shared<Capsule>("", zero, s.number("length"), s.number("radius"));
+  if (type == "cylinder")
     return std::make_shared<Cylinder>("", zero, s.number("length"), s.number("radius"));
-  }
-  need("file");
-  refuse({"size", "radius", "length"});
   const std::filesystem::path file(s.string("file"));
   try {
     const SurfaceMesh surface =
@@ -246,7 +232,8 @@ void read_attachments(const ObjectReader& top, double dt, Model& model) {
 namespace schema {
 const Section rigid_body{"/rigid_bodies/*", "a rigid body (an affine body held rigid)",
                          kRigidBodyKeys};
-const Section shape{"/rigid_bodies/*/shape", "a rigid body's shape, in its own frame", kShapeKeys};
+const Section shape{"/rigid_bodies/*/shape", "a rigid body's shape, in its own frame", kShapeKeys,
+                    kShapeVariants};
 const Section rotation{"/rigid_bodies/*/rotation", "an orientation as an axis and an angle",
                        kRotationKeys};
 const Section joint{"/joints/*", "a joint between rigid bodies (or a body and the world)",

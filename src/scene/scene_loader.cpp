@@ -213,17 +213,6 @@ void add_loads(const ObjectReader& top, Eigen::VectorXd g, int n_steps, Model& m
     const ObjectReader force(top.source(), *entries[i], "/forces/" + std::to_string(i),
                              schema::force);
     const std::string type = force.string("type");
-    const bool on_region = type != "body";
-    for (const auto& [key, wanted] :
-         {std::pair{"region", on_region}, std::pair{"force", type == "point"},
-          std::pair{"acceleration", !on_region}, std::pair{"file", false}}) {
-      if (wanted && !force.has(key))
-        force.fail(key, "missing key '" + std::string(key) + "', required for type '" + type + "'");
-      const bool optional =
-          type == "steps" && (key == std::string("force") || key == std::string("file"));
-      if (!wanted && force.has(key) && !optional)
-        force.fail(key, "'" + std::string(key) + "' does not apply to type '" + type + "'");
-    }
     if (type == "body") {
       g += force.vector("acceleration", model.dim, {});
       continue;

@@ -13,25 +13,6 @@ namespace softgrad::detail {
 
 namespace {
 
-// The keys each loss type takes besides "type" and "weight".
-const std::map<std::string, std::vector<std::string>>& allowed_keys() {
-  static const std::map<std::string, std::vector<std::string>> kAllowed = {
-      {"position", {"region", "vertex", "time", "target", "offset"}},
-      {"center_of_mass", {"region", "time", "position", "velocity"}},
-      {"trajectory", {"file"}}};
-  return kAllowed;
-}
-
-// Rejects keys of other loss types, naming the first one found.
-void check_keys(const ObjectReader& entry, const std::string& type) {
-  const std::vector<std::string>& allowed = allowed_keys().at(type);
-  for (const char* key :
-       {"region", "vertex", "time", "target", "offset", "position", "velocity", "file"}) {
-    if (entry.has(key) && std::find(allowed.begin(), allowed.end(), key) == allowed.end())
-      entry.fail(key, "'" + std::string(key) + "' does not apply to type '" + type + "'");
-  }
-}
-
 // "time": a number of seconds on a step, or "final" (the default).
 int read_step(const ObjectReader& entry, const StepGrid& grid) {
   if (!entry.has("time")) return kFinalStep;
@@ -161,13 +142,10 @@ std::shared_ptr<const Loss> read_loss(const ObjectReader& top, const Model& mode
   for (size_t i = 0; i < entries.size(); ++i) {
     const ObjectReader entry(top.source(), *entries[i], "/loss/" + std::to_string(i), schema::loss);
     const std::string type = entry.string("type");
-    check_keys(entry, type);
     const double weight = entry.number("weight");
     // Beyond this, w |x - target|^2 and its adjoint overflow for distances of metres.
     if (weight > 1e30) entry.fail("weight", "a weight above 1e30 overflows the loss's gradient");
     if (type == "trajectory") {
-      if (!entry.has("file"))
-        entry.fail("file", "missing key 'file', required for type '" + type + "'");
       int first = 0;
       terms.push_back(trajectory_term(entry, model, grid, weight, first));
       min_steps = std::max(min_steps, first);

@@ -95,6 +95,23 @@ bool maps_youngs_poisson(const MaterialModel& model) {
   }
 }
 
+// The keys each value of "type" takes, for a section whose keys depend on it.
+void print_variants(std::ostream& os, const detail::Section& section) {
+  if (section.variants.empty()) return;
+  os << "keys by type (the others apply to every type):\n";
+  for (const detail::Variant& v : section.variants) {
+    std::string keys;
+    const auto add = [&](const char* list, const char* note) {
+      std::istringstream in(list);
+      for (std::string key; std::getline(in, key, '|');)
+        if (!key.empty()) keys += (keys.empty() ? "" : ", ") + key + note;
+    };
+    add(v.required, " (required)");
+    add(v.optional, "");
+    os << "  " << v.type << ": " << (keys.empty() ? "none" : keys) << "\n";
+  }
+}
+
 }  // namespace
 
 std::string scene_reference() {
@@ -111,6 +128,7 @@ std::string scene_reference() {
       rows.push_back({k.key, type_text(k), k.unit, range_text(k), default_text(k), k.description});
     }
     print_table(os, rows);
+    print_variants(os, *section);
   }
   os << "\nMaterials (the value of /bodies/*/material/model) and their own parameter keys:\n";
   for (const auto& model : all_materials()) {

@@ -351,6 +351,9 @@ constexpr KeySpec kForceKeys[] = {
      "the region's vertices in ascending index; a single step's worth applies to every step"},
 };
 
+constexpr Variant kForceVariants[] = {
+    {"point", "region|force", ""}, {"body", "acceleration", ""}, {"steps", "region", "force|file"}};
+
 constexpr KeySpec kInitialKeys[] = {
     {"velocity", Vector, "m/s", kAnyNumber, "", "[0, 0(, 0)]",
      "initial velocity of the selected vertices (kinematic ones excepted)"},
@@ -403,6 +406,10 @@ constexpr KeySpec kLossKeys[] = {
      "w in w/2 |x - target|^2, summed over vertices (and states); at most 1e30"},
 };
 
+constexpr Variant kLossVariants[] = {{"position", "", "region|vertex|time|target|offset"},
+                                     {"center_of_mass", "", "region|time|position|velocity"},
+                                     {"trajectory", "file", ""}};
+
 }  // namespace
 
 namespace schema {
@@ -425,10 +432,11 @@ const Section motion{"/boundary/*/motion", "one of translate, rotate", kMotionKe
 const Section translate{"motion/translate", "x(t) = X + velocity (t - start)", kTranslateKeys};
 const Section rotate{"motion/rotate", "rotation by angular_velocity (t - start) about the axis",
                      kRotateKeys};
-const Section force{"/forces/*", "an external force", kForceKeys};
+const Section force{"/forces/*", "an external force", kForceKeys, kForceVariants};
 const Section initial{"/initial", "the initial state (positions are the rest positions)",
                       kInitialKeys};
-const Section loss{"/loss/*", "one term of the loss: w/2 |x - target|^2 summed", kLossKeys};
+const Section loss{"/loss/*", "one term of the loss: w/2 |x - target|^2 summed", kLossKeys,
+                   kLossVariants};
 
 std::span<const Section* const> all() {
   static const Section* const kAll[] = {&top,

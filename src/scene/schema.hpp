@@ -70,11 +70,24 @@ struct KeySpec {
   bool required() const { return default_text == nullptr; }
 };
 
+/// The keys one value of a section's "type" takes among the keys that depend on the type (those
+/// named in any of the section's variants; the others apply to every type). ObjectReader
+/// reports a missing required key and a key that does not apply, for every section alike.
+struct Variant {
+  const char* type;
+  const char* required;  ///< keys the type needs, "|"-separated ("" for none)
+  const char* optional;  ///< keys it may have besides
+};
+
 /// The keys of one JSON object kind, e.g. "/bodies/*/material".
 struct Section {
+  constexpr Section(const char* path_, const char* title_, std::span<const KeySpec> keys_,
+                    std::span<const Variant> variants_ = {})
+      : path(path_), title(title_), keys(keys_), variants(variants_) {}
   const char* path;   ///< JSON pointer pattern, * for list indices
   const char* title;  ///< one-line summary
   std::span<const KeySpec> keys;
+  std::span<const Variant> variants;  ///< by "type"; empty when no key depends on it
 };
 
 /// The scene's sections, in document order (the reference prints them in this order).

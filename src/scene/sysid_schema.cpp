@@ -116,6 +116,14 @@ constexpr KeySpec kObstacleKeys[] = {
      "heights, row-major [iz * nx + ix] (height_field, required; at least 2 per axis)"},
 };
 
+constexpr Variant kObstacleVariants[] = {{"ground", "", "height"},
+                                         {"half_space", "point|normal", ""},
+                                         {"sphere", "center|radius", ""},
+                                         {"box", "center|half_extents", ""},
+                                         {"height_field", "spacing|heights", "x0|z0|nx"},
+                                         {"capsule", "center|radius|length", ""},
+                                         {"cylinder", "center|radius|length", ""}};
+
 constexpr KeySpec kMarkerKeys[] = {
     {"name", String, "", {}, "", nullptr, "unique name, as recordings call it"},
     {"position", Vector, "m", kAnyNumber, "", nullptr,
@@ -224,7 +232,8 @@ constexpr KeySpec kSysIdParameterKeys[] = {
 namespace schema {
 const Section contact{"/contact", "contact and lagged friction against analytic obstacles",
                       kContactKeys};
-const Section obstacle{"/contact/obstacles/*", "one obstacle (keys by type)", kObstacleKeys};
+const Section obstacle{"/contact/obstacles/*", "one obstacle (keys by type)", kObstacleKeys,
+                       kObstacleVariants};
 const Section markers{"/markers/*", "a marker: a named point embedded in the rest mesh",
                       kMarkerKeys};
 const Section bend{"/initial/bend",

@@ -81,9 +81,10 @@ TEST_CASE("scenes/rigid_reader: refused rigid keys name the pointer and the prob
                   kRectangle),
        "inline.json: /rigid_bodies: rigid bodies need a 3D scene"},
       {replaced(robot_json(), "\"radius\": 0.03, ", ""),
-       "inline.json: /rigid_bodies/0/shape/radius: missing key 'radius', required for a capsule"},
+       "inline.json: /rigid_bodies/0/shape/radius: missing key 'radius', required for type "
+       "'capsule'"},
       {R"({"rigid_bodies": [{"shape": {"type": "box", "size": [1, 1, 1], "radius": 2}}]})",
-       "inline.json: /rigid_bodies/0/shape/radius: 'radius' does not apply to a box"},
+       "inline.json: /rigid_bodies/0/shape/radius: 'radius' does not apply to type 'box'"},
       {R"({"rigid_bodies": [{"shape": {"type": "mesh", "file": "none.obj"}}]})",
        "inline.json: /rigid_bodies/0/shape/file: "},
       {R"({"rigid_bodies": [{"shape": {"type": "box", "size": [1, 1, 1]},
@@ -247,5 +248,6 @@ TEST_CASE("scenes/rigid_reader: cylinders and capsules are shapes of bodies and 
                                  "radius": 1, "length": 2}]})")) ==
         "inline.json: /contact/obstacles/0/length: 'length' does not apply to type 'sphere'");
   CHECK(error_of(scene_json(R"("rigid_bodies": [{"shape": {"type": "cylinder", "radius": 1}}])")) ==
-        "inline.json: /rigid_bodies/0/shape/length: missing key 'length', required for a cylinder");
+        "inline.json: /rigid_bodies/0/shape/length: missing key 'length', required for type "
+        "'cylinder'");
 }
