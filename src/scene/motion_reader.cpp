@@ -3,6 +3,37 @@
 #include <Eigen/Geometry>
 
 namespace softgrad::detail {
+
+namespace {
+
+using enum KeyType;
+
+// The schema of a boundary's motion, beside its reader.
+constexpr KeySpec kMotionKeys[] = {
+    {"translate", Object, "", {}, "", "", "constant velocity, see motion/translate"},
+    {"rotate", Object, "", {}, "", "", "rotation about an axis, see motion/rotate"},
+};
+
+constexpr KeySpec kTranslateKeys[] = {
+    {"velocity", Vector, "m/s", kAnyNumber, "", nullptr, "velocity of the selected vertices"},
+};
+
+constexpr KeySpec kRotateKeys[] = {
+    {"center", Vector, "m", kAnyNumber, "", "[0, 0(, 0)]", "a point on the axis"},
+    {"axis", Vector, "", kAnyNumber, "", "",
+     "axis direction, non-zero (3D only: 2D turns about z)"},
+    {"angular_velocity", Number, "rad/s", kAnyNumber, "", nullptr,
+     "counter-clockwise about the axis"},
+};
+
+}  // namespace
+
+namespace schema {
+const Section motion{"/boundary/*/motion", "one of translate, rotate", kMotionKeys};
+const Section translate{"motion/translate", "x(t) = X + velocity (t - start)", kTranslateKeys};
+const Section rotate{"motion/rotate", "rotation by angular_velocity (t - start) about the axis",
+                     kRotateKeys};
+}  // namespace schema
 namespace {
 
 // Pads a dim-vector to 3 components with zeros.

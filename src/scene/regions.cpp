@@ -8,6 +8,44 @@ namespace softgrad::detail {
 
 namespace {
 
+using enum KeyType;
+
+// The schema of a region, beside its reader.
+constexpr KeySpec kRegionKeys[] = {
+    {"box", Object, "", {}, "", "", "vertices inside an axis-aligned box, see region/box"},
+    {"plane", Object, "", {}, "", "", "vertices on the normal's side of a plane, see region/plane"},
+    {"indices", Integers, "", kNonNegative, "", "", "vertex indices (model numbering, or body's)"},
+    {"body",
+     BodyRef,
+     "",
+     {},
+     "",
+     "",
+     "only this body (name or index); indices are then the body's own vertex numbers"},
+};
+
+constexpr KeySpec kBoxKeys[] = {
+    {"min", Vector, "m", kAnyNumber, "", nullptr, "lowest corner"},
+    {"max", Vector, "m", kAnyNumber, "", nullptr, "highest corner (>= min)"},
+};
+
+constexpr KeySpec kPlaneKeys[] = {
+    {"point", Vector, "m", kAnyNumber, "", nullptr, "a point on the plane"},
+    {"normal", Vector, "", kAnyNumber, "", nullptr,
+     "non-zero; selects X with (X - point) . normal >= -1e-6 L"},
+};
+
+}  // namespace
+
+namespace schema {
+const Section region{"region", "a vertex selection on rest positions: one of box, plane, indices",
+                     kRegionKeys};
+const Section box{"region/box", "axis-aligned box, boundaries included (+-1e-6 L)", kBoxKeys};
+const Section plane{"region/plane", "half space on the normal's side", kPlaneKeys};
+}  // namespace schema
+
+namespace {
+
 // Rest positions of model vertex v as a dim-vector.
 Eigen::VectorXd rest_position(const Model& model, int v) {
   return model.X.segment(static_cast<Eigen::Index>(v) * model.dim, model.dim);

@@ -13,6 +13,61 @@ namespace softgrad::detail {
 
 namespace {
 
+using enum KeyType;
+
+// The schema of /loss/*, beside its reader.
+constexpr KeySpec kLossKeys[] = {
+    {"type",
+     Choice,
+     "",
+     {},
+     "position|center_of_mass|trajectory",
+     nullptr,
+     "position: vertices to targets; center_of_mass: the centre of mass (or its velocity) to a "
+     "target; trajectory: vertices to a reference trajectory from a file"},
+    {"region",
+     Object,
+     "",
+     {},
+     "",
+     "",
+     "the vertices (position: this or vertex; center_of_mass: default all)"},
+    {"vertex", Integer, "", kNonNegative, "", "", "one vertex, model numbering (position)"},
+    {"time", Time, "s", kNonNegative, "", "final",
+     "when the term applies: a time on a step (t = n dt), or \"final\" (position, "
+     "center_of_mass)"},
+    {"target", Vector, "m", kAnyNumber, "", "",
+     "the point each selected vertex should reach (position: this or offset)"},
+    {"offset", Vector, "m", kAnyNumber, "", "",
+     "target = rest position + offset, per vertex (position)"},
+    {"position", Vector, "m", kAnyNumber, "", "", "target of the centre of mass (center_of_mass)"},
+    {"velocity", Vector, "m/s", kAnyNumber, "", "",
+     "target of the centre-of-mass velocity (center_of_mass)"},
+    {"file",
+     String,
+     "",
+     {},
+     "",
+     "",
+     "CSV reference, relative to the scene: a header 'step' or 'time', 'vertex', 'x', 'y'(, "
+     "'z'), then one row per vertex and state (trajectory)"},
+    {"weight", Number, "", kNonNegative, "", "1",
+     "w in w/2 |x - target|^2, summed over vertices (and states); at most 1e30"},
+};
+
+constexpr Variant kLossVariants[] = {{"position", "", "region|vertex|time|target|offset"},
+                                     {"center_of_mass", "", "region|time|position|velocity"},
+                                     {"trajectory", "file", ""}};
+
+}  // namespace
+
+namespace schema {
+const Section loss{"/loss/*", "one term of the loss: w/2 |x - target|^2 summed", kLossKeys,
+                   kLossVariants};
+}  // namespace schema
+
+namespace {
+
 // "time": a number of seconds on a step, or "final" (the default).
 int read_step(const ObjectReader& entry, const StepGrid& grid) {
   if (!entry.has("time")) return kFinalStep;

@@ -285,47 +285,6 @@ constexpr KeySpec kBoundaryKeys[] = {
      "the components held, e.g. [\"x\"] for a roller on a plane x = const; the others are free"},
 };
 
-constexpr KeySpec kRegionKeys[] = {
-    {"box", Object, "", {}, "", "", "vertices inside an axis-aligned box, see region/box"},
-    {"plane", Object, "", {}, "", "", "vertices on the normal's side of a plane, see region/plane"},
-    {"indices", Integers, "", kNonNegative, "", "", "vertex indices (model numbering, or body's)"},
-    {"body",
-     BodyRef,
-     "",
-     {},
-     "",
-     "",
-     "only this body (name or index); indices are then the body's own vertex numbers"},
-};
-
-constexpr KeySpec kBoxKeys[] = {
-    {"min", Vector, "m", kAnyNumber, "", nullptr, "lowest corner"},
-    {"max", Vector, "m", kAnyNumber, "", nullptr, "highest corner (>= min)"},
-};
-
-constexpr KeySpec kPlaneKeys[] = {
-    {"point", Vector, "m", kAnyNumber, "", nullptr, "a point on the plane"},
-    {"normal", Vector, "", kAnyNumber, "", nullptr,
-     "non-zero; selects X with (X - point) . normal >= -1e-6 L"},
-};
-
-constexpr KeySpec kMotionKeys[] = {
-    {"translate", Object, "", {}, "", "", "constant velocity, see motion/translate"},
-    {"rotate", Object, "", {}, "", "", "rotation about an axis, see motion/rotate"},
-};
-
-constexpr KeySpec kTranslateKeys[] = {
-    {"velocity", Vector, "m/s", kAnyNumber, "", nullptr, "velocity of the selected vertices"},
-};
-
-constexpr KeySpec kRotateKeys[] = {
-    {"center", Vector, "m", kAnyNumber, "", "[0, 0(, 0)]", "a point on the axis"},
-    {"axis", Vector, "", kAnyNumber, "", "",
-     "axis direction, non-zero (3D only: 2D turns about z)"},
-    {"angular_velocity", Number, "rad/s", kAnyNumber, "", nullptr,
-     "counter-clockwise about the axis"},
-};
-
 constexpr KeySpec kForceKeys[] = {
     {"type",
      Choice,
@@ -367,49 +326,6 @@ constexpr KeySpec kInitialKeys[] = {
      "start from a bent pose instead of the rest positions, see /initial/bend"},
 };
 
-constexpr KeySpec kLossKeys[] = {
-    {"type",
-     Choice,
-     "",
-     {},
-     "position|center_of_mass|trajectory",
-     nullptr,
-     "position: vertices to targets; center_of_mass: the centre of mass (or its velocity) to a "
-     "target; trajectory: vertices to a reference trajectory from a file"},
-    {"region",
-     Object,
-     "",
-     {},
-     "",
-     "",
-     "the vertices (position: this or vertex; center_of_mass: default all)"},
-    {"vertex", Integer, "", kNonNegative, "", "", "one vertex, model numbering (position)"},
-    {"time", Time, "s", kNonNegative, "", "final",
-     "when the term applies: a time on a step (t = n dt), or \"final\" (position, "
-     "center_of_mass)"},
-    {"target", Vector, "m", kAnyNumber, "", "",
-     "the point each selected vertex should reach (position: this or offset)"},
-    {"offset", Vector, "m", kAnyNumber, "", "",
-     "target = rest position + offset, per vertex (position)"},
-    {"position", Vector, "m", kAnyNumber, "", "", "target of the centre of mass (center_of_mass)"},
-    {"velocity", Vector, "m/s", kAnyNumber, "", "",
-     "target of the centre-of-mass velocity (center_of_mass)"},
-    {"file",
-     String,
-     "",
-     {},
-     "",
-     "",
-     "CSV reference, relative to the scene: a header 'step' or 'time', 'vertex', 'x', 'y'(, "
-     "'z'), then one row per vertex and state (trajectory)"},
-    {"weight", Number, "", kNonNegative, "", "1",
-     "w in w/2 |x - target|^2, summed over vertices (and states); at most 1e30"},
-};
-
-constexpr Variant kLossVariants[] = {{"position", "", "region|vertex|time|target|offset"},
-                                     {"center_of_mass", "", "region|time|position|velocity"},
-                                     {"trajectory", "file", ""}};
-
 }  // namespace
 
 namespace schema {
@@ -424,19 +340,9 @@ const Section material{"/bodies/*/material",
                        "the body's material: youngs/poisson, or the model's own parameters",
                        kMaterialKeys};
 const Section boundary{"/boundary/*", "a kinematic constraint on a region", kBoundaryKeys};
-const Section region{"region", "a vertex selection on rest positions: one of box, plane, indices",
-                     kRegionKeys};
-const Section box{"region/box", "axis-aligned box, boundaries included (+-1e-6 L)", kBoxKeys};
-const Section plane{"region/plane", "half space on the normal's side", kPlaneKeys};
-const Section motion{"/boundary/*/motion", "one of translate, rotate", kMotionKeys};
-const Section translate{"motion/translate", "x(t) = X + velocity (t - start)", kTranslateKeys};
-const Section rotate{"motion/rotate", "rotation by angular_velocity (t - start) about the axis",
-                     kRotateKeys};
 const Section force{"/forces/*", "an external force", kForceKeys, kForceVariants};
 const Section initial{"/initial", "the initial state (positions are the rest positions)",
                       kInitialKeys};
-const Section loss{"/loss/*", "one term of the loss: w/2 |x - target|^2 summed", kLossKeys,
-                   kLossVariants};
 
 std::span<const Section* const> all() {
   static const Section* const kAll[] = {&top,

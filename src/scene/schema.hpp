@@ -36,6 +36,7 @@ inline constexpr Range kAnyNumber{};
 inline constexpr Range kPositive{0.0, kInf, false, false};
 inline constexpr Range kNonNegative{0.0, kInf, true, false};
 inline constexpr Range kAtLeastOne{1.0, kInf, true, false};
+inline constexpr Range kAtLeastTwo{2.0, kInf, true, false};
 
 enum class KeyType {
   Number,   ///< a finite JSON number, checked against the range
