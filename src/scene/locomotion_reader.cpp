@@ -210,8 +210,25 @@ Creature build_creature(const ObjectReader& c, const CreatureOptions& o, Locomot
   }
 }
 
+}  // namespace
+
+namespace schema {
+const Section creature{
+    "/creature", "a soft creature with muscles on the ground (2D: penalty contact, 3D: barrier)",
+    kCreatureKeys};
+const Section controller{"/controller", "what drives the creature's muscles", kControllerKeys,
+                         kControllerVariants};
+const Section task{"/task", "the creature's objective over an episode", kTaskKeys};
+const Section train{"/train", "softgrad train: gradient-based training through the simulator",
+                    kTrainKeys};
+const Section compare{"/compare", "softgrad compare: the model-free baselines (PPO, OpenAI-ES)",
+                      kCompareKeys};
+}  // namespace schema
+
 // The "hidden" layer sizes of an MLP (each in kLayerSize by the schema), at most
 // kMaxHiddenLayers of them.
+namespace {
+
 std::vector<int> hidden_sizes(const ObjectReader& c) {
   std::vector<int> sizes = c.integers("hidden");
   if (static_cast<int>(sizes.size()) > kMaxHiddenLayers)
@@ -219,6 +236,8 @@ std::vector<int> hidden_sizes(const ObjectReader& c) {
                          std::to_string(kMaxHiddenLayers) + " are supported");
   return sizes;
 }
+
+}  // namespace
 
 void read_controller(const ObjectReader& top, const Scene& scene, Locomotion& loc) {
   const ObjectReader c = top.object("controller", schema::controller);
@@ -284,21 +303,6 @@ void read_training(const ObjectReader& top, const Scene& scene, Locomotion& loc)
   p.delta = loc.controller.delta;
 }
 
-}  // namespace
-
-namespace schema {
-const Section creature{
-    "/creature", "a soft creature with muscles on the ground (2D: penalty contact, 3D: barrier)",
-    kCreatureKeys};
-const Section controller{"/controller", "what drives the creature's muscles", kControllerKeys,
-                         kControllerVariants};
-const Section task{"/task", "the creature's objective over an episode", kTaskKeys};
-const Section train{"/train", "softgrad train: gradient-based training through the simulator",
-                    kTrainKeys};
-const Section compare{"/compare", "softgrad compare: the model-free baselines (PPO, OpenAI-ES)",
-                      kCompareKeys};
-}  // namespace schema
-
 int creature_dim(const ObjectReader& top) {
   const ObjectReader c = top.object("creature", schema::creature);
   int dim = 2;  // layouts are 2D
@@ -319,104 +323,9 @@ void reject_locomotion_keys(const ObjectReader& top) {
                         "' needs a 'creature' (a locomotion scene) or 'rigid_bodies' (a robot)");
 }
 
-bool is_robot_problem(const ObjectReader& top) {
-  if (top.list("rigid_bodies").empty()) return false;
-  for (const char* key : {"controller", "task", "train", "compare"})
-    if (top.has(key)) return true;
-  return false;
-}
-
 int control_steps(const ObjectReader& top, int scene_steps) {
   const ObjectReader t = top.object("train", schema::train);
   return std::max(scene_steps, t.has("episode_steps") ? t.integer("episode_steps") : 0);
-}
-
-namespace {
-
-int joint_index(const ObjectReader& r, const char* key, const Model& model,
-                const std::string& name) {
-  for (size_t j = 0; j < model.joints.size(); ++j)
-    if (model.joints[j].name == name) return static_cast<int>(j);
-  r.fail(key, "no joint '" + name + "' (see /joints)");
-}
-
-void read_robot_task(const ObjectReader& top, const Model& model, Locomotion& loc) {
-  const ObjectReader task = top.object("task", schema::task);
-  TaskSpec& t = loc.task;
-  const std::string type = task.string("type");
-  t.type = type == "reach"     ? TaskType::Reach
-           : type == "throw"   ? TaskType::Throw
-           : type == "balance" ? TaskType::Balance
-                               : TaskType::Distance;
-  loc.direction = task.vector("direction", 3, Eigen::Vector3d::UnitX());
-  if (!(loc.direction.norm() > 0)) task.fail("direction", "the direction must be non-zero");
-  loc.direction.normalize();
-  t.episodes = task.integer("episodes");
-  t.from = task.number("from");
-  t.kick = task.number("kick");
-  if (t.type == TaskType::Reach || t.type == TaskType::Throw) {
-    for (const char* key : {"body", "target"})
-      if (!task.has(key))
-        task.fail(key, "missing key '" + std::string(key) + "', required for " + type);
-    t.body = find_rigid_body(model, task.string("body"));
-    if (t.body < 0) task.fail("body", "no rigid body '" + task.string("body") + "'");
-    const RigidBody& b = model.rigid_bodies[t.body];
-    t.point = task.vector("point", 3, b.position(model.X));
-    t.target = task.vector("target", 3, {});
-    t.spread = task.vector("spread", 3, Eigen::Vector3d::Zero());
-  }
-  if (t.type == TaskType::Balance) {
-    const std::vector<std::string> names = task.strings("joints");
-    if (names.empty()) task.fail("joints", "balance needs the joints to hold at 0");
-    for (const std::string& name : names)
-      t.joints.push_back(joint_index(task, "joints", model, name));
-    if (!model.joints[t.joints[0]].has_coordinate() ||
-        model.joints[t.joints[0]].type != JointType::Hinge)
-      task.fail("joints", "the first joint (the kicked one) must be a hinge");
-    for (int j : t.joints)
-      if (!model.joints[j].has_coordinate())
-        task.fail("joints", "joint '" + model.joints[j].name + "' has no coordinate to hold");
-    t.weights.assign(names.size(), 1.0);
-    if (task.has("weights")) {
-      if (!task.at("weights").is_array() || task.at("weights").size() != names.size())
-        task.fail("weights",
-                  "give a list of one weight per joint (" + std::to_string(names.size()) + ")");
-      const Eigen::VectorXd w = task.vector("weights", static_cast<int>(names.size()), {});
-      t.weights.assign(w.data(), w.data() + w.size());
-    }
-  }
-}
-
-}  // namespace
-
-void read_robot_problem(const ObjectReader& top, Scene& scene,
-                        const std::shared_ptr<Model>& model) {
-  auto loc = std::make_shared<Locomotion>();
-  loc->generator = "robot";
-  read_controller(top, scene, *loc);
-  read_training(top, scene, *loc);
-  loc->controller_steps = control_steps(top, scene.steps);
-  loc->creature.model = model;
-  loc->creature.muscle_term = "motors";
-  loc->creature.body_length = model->length_scale();
-  read_robot_task(top, *model, *loc);
-  int motors = 0;
-  for (const auto& term : model->terms)
-    if (term->name() == "motors")
-      motors = term->n_parameters() / std::max(loc->controller_steps, 1);
-  loc->creature.n_muscles = motors;
-  if (loc->task.type != TaskType::Throw && motors == 0)
-    top.fail("motors", "a controller needs motors to drive (see /motors)");
-  if (loc->task.type == TaskType::Throw && top.has("controller"))
-    top.fail("controller", "a throw trains the launch velocities; remove 'controller'");
-  if (loc->task.type != TaskType::Throw) {
-    try {
-      loc->make_controller(scene.options.dt);
-    } catch (const InputError& e) {
-      fail_at(top.source(), top.path("controller"), e.what());
-    }
-  }
-  scene.locomotion = loc;
 }
 
 std::shared_ptr<Model> read_creature(const ObjectReader& top, Scene& scene) {

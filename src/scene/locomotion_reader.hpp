@@ -6,6 +6,7 @@
 #include <memory>
 
 #include "object_reader.hpp"
+#include "softgrad/locomotion.hpp"
 #include "softgrad/model.hpp"
 #include "softgrad/scene.hpp"
 
@@ -23,13 +24,13 @@ std::shared_ptr<Model> read_creature(const ObjectReader& top, Scene& scene);
 
 /// Rejects controller, task, train or compare in a scene without a creature (or robot).
 void reject_locomotion_keys(const ObjectReader& top);
-/// True for a robot's control problem: rigid bodies with a controller, task, train or compare.
-bool is_robot_problem(const ObjectReader& top);
 /// The steps a control problem's controls are stored for: the scene's, or a longer training
 /// episode's.
 int control_steps(const ObjectReader& top, int scene_steps);
-/// Reads a robot's controller (driving its motors), task, train and compare settings into
-/// scene.locomotion. Needs the finished model (its joints, motors and bodies).
-void read_robot_problem(const ObjectReader& top, Scene& scene, const std::shared_ptr<Model>& model);
+/// Reads /controller into loc.controller (its keys checked by type).
+void read_controller(const ObjectReader& top, const Scene& scene, Locomotion& loc);
+
+/// Reads /train and /compare into loc.train and loc.compare.
+void read_training(const ObjectReader& top, const Scene& scene, Locomotion& loc);
 
 }  // namespace softgrad::detail

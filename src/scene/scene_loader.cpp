@@ -17,6 +17,7 @@
 #include "object_reader.hpp"
 #include "regions.hpp"
 #include "rigid_reader.hpp"
+#include "robot_problem_reader.hpp"
 #include "rollout.hpp"
 #include "scene_loss.hpp"
 #include "scene_sysid.hpp"
