@@ -118,4 +118,38 @@ class MeshContactTerm final : public EnergyTerm, public StepLimit {
                       const std::vector<collision::Candidate>& candidates) const;
 };
 
+/// What a step keeps of the pairs and their Hessians.
+template <int d>
+struct MeshContactTerm<d>::Data : TermData {
+  mutable collision::BroadPhase broad;  // also max_step's (const) sweep
+  mutable std::vector<collision::Candidate> candidates;
+  Eigen::VectorXd x_key;  ///< the x of `pairs`
+  bool valid = false;
+  bool feasible = true;
+  double kappa[1] = {0.0};     ///< this step's barrier stiffness: the parameter times the scale
+  std::vector<Pair> pairs;     ///< the barrier's, at x_key
+  std::vector<Pair> friction;  ///< lagged friction's, this step
+  std::vector<double> xn;      ///< friction pairs' start-of-step positions (kN each)
+  /// The stencils at x_key: pairs with only model vertices first, then those with rigid points.
+  struct Stencil {
+    const Pair* pair;
+    int friction;  ///< index into `friction`, -1 for a barrier pair
+  };
+  std::vector<Stencil> stencils;
+  int n_plain = 0;
+  std::vector<double> H;          ///< per stencil Hessians by points (kN x kN), at x_key
+  int H_state = -1;               ///< what H holds: -1 nothing, 0 exact, 1 projected
+  std::vector<int> verts;         ///< per plain stencil its model vertices (assembly)
+  std::vector<double> H_rigid;    ///< per stencil with rigid points: H on its model vertices
+  std::vector<int> verts_rigid;   ///< and those vertices (kRigidNodes each)
+  mutable Eigen::VectorXd y, dy;  ///< surface points and their displacements (with rigid ones)
+  // The last line search's segment x0 -> x0 + dx and the candidates of its swept boxes, grown
+  // by dhat: every point a line search tries on it needs only the narrow phase.
+  mutable Eigen::VectorXd sweep_x0, sweep_dx;
+  mutable std::vector<collision::Candidate> sweep_candidates;
+  // A long sweep's piece: its start, motion and candidates.
+  mutable Eigen::VectorXd piece_y, piece_dy;
+  mutable std::vector<collision::Candidate> piece_candidates;
+};
+
 }  // namespace softgrad
