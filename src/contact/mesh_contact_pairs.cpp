@@ -246,37 +246,28 @@ double MeshContactTerm<d>::max_step(const TermData& data, const Eigen::VectorXd&
   return std::min(t, 1.0);
 }
 
-// The members defined here, for both dimensions (the class is instantiated in
+// The members defined here, for both dimensions (the class is instantiated whole in
 // mesh_contact_term.cpp, which defines the rest).
-template const Eigen::VectorXd& MeshContactTerm<2>::points(Eigen::VectorXd&,
-                                                           const Eigen::VectorXd&) const;
-template bool MeshContactTerm<2>::narrow_phase(const collision::Candidate&, const Eigen::VectorXd&,
-                                               Pair&, bool&) const;
-template bool MeshContactTerm<2>::update_pairs(Data&, const Eigen::VectorXd&) const;
-template std::vector<MeshContactTerm<2>::PairReport> MeshContactTerm<2>::pairs(
-    TermData&, const Eigen::VectorXd&) const;
-template double MeshContactTerm<2>::distance(const Pair&, const Eigen::VectorXd&) const;
-template void MeshContactTerm<2>::begin_step(TermData&) const;
-template void MeshContactTerm<2>::initial_adaptive(double*) const;
-template void MeshContactTerm<2>::update_adaptive(TermData&, const Eigen::VectorXd&, double*) const;
-template double MeshContactTerm<2>::first_impact(const Eigen::VectorXd&, const Eigen::VectorXd&,
-                                                 const std::vector<collision::Candidate>&) const;
-template double MeshContactTerm<2>::max_step(const TermData&, const Eigen::VectorXd&,
-                                             const Eigen::VectorXd&) const;
-template const Eigen::VectorXd& MeshContactTerm<3>::points(Eigen::VectorXd&,
-                                                           const Eigen::VectorXd&) const;
-template bool MeshContactTerm<3>::narrow_phase(const collision::Candidate&, const Eigen::VectorXd&,
-                                               Pair&, bool&) const;
-template bool MeshContactTerm<3>::update_pairs(Data&, const Eigen::VectorXd&) const;
-template std::vector<MeshContactTerm<3>::PairReport> MeshContactTerm<3>::pairs(
-    TermData&, const Eigen::VectorXd&) const;
-template double MeshContactTerm<3>::distance(const Pair&, const Eigen::VectorXd&) const;
-template void MeshContactTerm<3>::begin_step(TermData&) const;
-template void MeshContactTerm<3>::initial_adaptive(double*) const;
-template void MeshContactTerm<3>::update_adaptive(TermData&, const Eigen::VectorXd&, double*) const;
-template double MeshContactTerm<3>::first_impact(const Eigen::VectorXd&, const Eigen::VectorXd&,
-                                                 const std::vector<collision::Candidate>&) const;
-template double MeshContactTerm<3>::max_step(const TermData&, const Eigen::VectorXd&,
-                                             const Eigen::VectorXd&) const;
+#define SOFTGRAD_MESH_CONTACT_PAIRS(d)                                                             \
+  template const Eigen::VectorXd& MeshContactTerm<d>::points(Eigen::VectorXd&,                     \
+                                                             const Eigen::VectorXd&) const;        \
+  template bool MeshContactTerm<d>::narrow_phase(const collision::Candidate&,                      \
+                                                 const Eigen::VectorXd&, Pair&, bool&) const;      \
+  template bool MeshContactTerm<d>::update_pairs(Data&, const Eigen::VectorXd&) const;             \
+  template std::vector<MeshContactTerm<d>::PairReport> MeshContactTerm<d>::pairs(                  \
+      TermData&, const Eigen::VectorXd&) const;                                                    \
+  template double MeshContactTerm<d>::distance(const Pair&, const Eigen::VectorXd&) const;         \
+  template void MeshContactTerm<d>::begin_step(TermData&) const;                                   \
+  template void MeshContactTerm<d>::initial_adaptive(double*) const;                               \
+  template void MeshContactTerm<d>::update_adaptive(TermData&, const Eigen::VectorXd&, double*)    \
+      const;                                                                                       \
+  template double MeshContactTerm<d>::first_impact(const Eigen::VectorXd&, const Eigen::VectorXd&, \
+                                                   const std::vector<collision::Candidate>&)       \
+      const;                                                                                       \
+  template double MeshContactTerm<d>::max_step(const TermData&, const Eigen::VectorXd&,            \
+                                               const Eigen::VectorXd&) const;
+SOFTGRAD_MESH_CONTACT_PAIRS(2)
+SOFTGRAD_MESH_CONTACT_PAIRS(3)
+#undef SOFTGRAD_MESH_CONTACT_PAIRS
 
 }  // namespace softgrad

@@ -91,15 +91,10 @@ double Box::time_of_impact(const double* x, const double* dx, int dim) const {
 
 MassProperties Box::mass_properties(double density) const {
   validate(3);
-  shape_detail::check_positive(*this, "density", density, "kg/m^3");
   const Eigen::Vector3d size = 2.0 * half_extents_;
-  MassProperties mp;
-  mp.volume = size.prod();
-  mp.second_moment = (mp.volume / 12.0 * size.cwiseProduct(size)).asDiagonal();
-  mp.second_moment *= density;
-  mp.mass = density * mp.volume;
-  mp.center = center_;
-  return mp;
+  const double volume = size.prod();
+  const Eigen::Matrix3d second = (volume / 12.0 * size.cwiseProduct(size)).asDiagonal();
+  return shape_detail::uniform_solid(*this, density, volume, second, center_);
 }
 
 // The 8 corners (bit 0: +x, bit 1: +y, bit 2: +z) and 12 outward triangles.

@@ -113,16 +113,10 @@ Eigen::Matrix3d capsule_second_moment(double r, double L) {
 
 MassProperties Capsule::mass_properties(double density) const {
   validate(3);
-  shape_detail::check_positive(*this, "density", density, "kg/m^3");
   constexpr double kPi = std::numbers::pi;
-  const double r = radius_;
-  MassProperties mp;
-  mp.volume = kPi * r * r * length_ + 4.0 / 3.0 * kPi * r * r * r;
-  mp.second_moment = capsule_second_moment(r, length_);
-  mp.second_moment *= density;
-  mp.mass = density * mp.volume;
-  mp.center = center_;
-  return mp;
+  const double r = radius_, volume = kPi * r * r * length_ + 4.0 / 3.0 * kPi * r * r * r;
+  return shape_detail::uniform_solid(*this, density, volume, capsule_second_moment(r, length_),
+                                     center_);
 }
 
 void Capsule::surface_mesh(int resolution, Eigen::MatrixXd& V, Eigen::MatrixXi& F) const {

@@ -111,17 +111,9 @@ double Cylinder::time_of_impact(const double* x, const double* dx, int dim) cons
 // Volume pi r^2 L; about the centre, int y^2 = V L^2 / 12 and int x^2 = int z^2 = V r^2 / 4.
 MassProperties Cylinder::mass_properties(double density) const {
   validate(3);
-  shape_detail::check_positive(*this, "density", density, "kg/m^3");
-  const double r = radius_, L = length_;
-  MassProperties mp;
-  mp.volume = std::numbers::pi * r * r * L;
-  mp.second_moment =
-      Eigen::Vector3d(mp.volume * r * r / 4.0, mp.volume * L * L / 12.0, mp.volume * r * r / 4.0)
-          .asDiagonal();
-  mp.second_moment *= density;
-  mp.mass = density * mp.volume;
-  mp.center = center_;
-  return mp;
+  const double r = radius_, L = length_, volume = std::numbers::pi * r * r * L;
+  const Eigen::Vector3d second(volume * r * r / 4.0, volume * L * L / 12.0, volume * r * r / 4.0);
+  return shape_detail::uniform_solid(*this, density, volume, second.asDiagonal(), center_);
 }
 
 void Cylinder::surface_mesh(int resolution, Eigen::MatrixXd& V, Eigen::MatrixXi& F) const {

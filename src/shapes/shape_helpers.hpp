@@ -17,6 +17,12 @@ namespace softgrad::shape_detail {
 /// A length [m] or density that must be positive and finite (NaN fails `> 0`).
 void check_positive(const Shape& shape, const char* name, double value, const char* unit);
 
+/// The mass properties of a solid of `volume` and second moment `second` at density 1 about its
+/// centre `center`, filled with `density`.
+/// @throws InputError for a density that is not positive and finite.
+MassProperties uniform_solid(const Shape& shape, double density, double volume,
+                             const Eigen::Matrix3d& second, const Eigen::Vector3d& center);
+
 /// g = n, H = J = (I - n n^T) / r: the derivatives of a distance r - R to a point or edge.
 inline void radial(const double* r, int dim, double len, double* g, double* H) {
   for (int i = 0; i < dim; ++i) g[i] = r[i] / len;

@@ -25,6 +25,18 @@ void check_positive(const Shape& shape, const char* name, double value, const ch
   fail(shape, os.str());
 }
 
+MassProperties uniform_solid(const Shape& shape, double density, double volume,
+                             const Eigen::Matrix3d& second, const Eigen::Vector3d& center) {
+  check_positive(shape, "density", density, "kg/m^3");
+  MassProperties mp;
+  mp.volume = volume;
+  mp.second_moment = second;
+  mp.second_moment *= density;
+  mp.mass = density * volume;
+  mp.center = center;
+  return mp;
+}
+
 // Ring points (rho sin phi, y, rho cos phi) make the top fan (pole, j, j + 1) point up, so every
 // triangle below is listed the same way round.
 void revolve(double top, const std::vector<Eigen::Vector2d>& rings, double bottom, int n,

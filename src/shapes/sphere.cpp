@@ -51,15 +51,9 @@ double Sphere::time_of_impact(const double* x, const double* dx, int dim) const 
 
 MassProperties Sphere::mass_properties(double density) const {
   validate(3);
-  shape_detail::check_positive(*this, "density", density, "kg/m^3");
-  const double r = radius_;
-  MassProperties mp;
-  mp.volume = 4.0 / 3.0 * std::numbers::pi * r * r * r;
-  mp.second_moment = mp.volume * r * r / 5.0 * Eigen::Matrix3d::Identity();
-  mp.second_moment *= density;
-  mp.mass = density * mp.volume;
-  mp.center = center_;
-  return mp;
+  const double r = radius_, volume = 4.0 / 3.0 * std::numbers::pi * r * r * r;
+  return shape_detail::uniform_solid(*this, density, volume,
+                                     volume * r * r / 5.0 * Eigen::Matrix3d::Identity(), center_);
 }
 
 void Sphere::surface_mesh(int resolution, Eigen::MatrixXd& V, Eigen::MatrixXi& F) const {
