@@ -15,6 +15,7 @@
 #include "softgrad/material_model.hpp"
 #include "softgrad/mesh.hpp"
 #include "softgrad/rigid_body.hpp"
+#include "softgrad/state.hpp"
 
 namespace softgrad {
 
@@ -74,6 +75,9 @@ struct Model {
   TermParameters default_parameters() const;
   /// The terms' adaptive values at the start of a rollout (State::adaptive), in term order.
   Eigen::VectorXd initial_adaptive() const;
+  /// The state at rest at t = 0: X (kinematic dofs where their motion puts them), no velocity,
+  /// the initial adaptive values.
+  State rest_state() const;
   /// The index in `terms` of the term called `name`.
   /// @throws InputError listing the terms' names if there is none.
   int find_term(const std::string& name) const;

@@ -62,6 +62,8 @@ class ParameterSet {
   /// unknown or kinematic rigid body (listing the rigid bodies), a block selected twice, or a
   /// rigid velocity selected with "v0".
   ParameterSet(const Simulator& sim, const Rollout& rollout, const std::vector<std::string>& names);
+  /// The same against a model alone (names are checked without building a Simulator).
+  ParameterSet(const Model& model, const Rollout& rollout, const std::vector<std::string>& names);
 
   int size() const { return size_; }
   const std::vector<Block>& blocks() const { return blocks_; }
@@ -80,6 +82,8 @@ class ParameterSet {
 
   /// Every selectable name for a simulator and rollout, with a one-line description each.
   static std::vector<std::pair<std::string, std::string>> available(const Simulator& sim,
+                                                                    const Rollout& rollout);
+  static std::vector<std::pair<std::string, std::string>> available(const Model& model,
                                                                     const Rollout& rollout);
 
  private:

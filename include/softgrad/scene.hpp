@@ -103,6 +103,8 @@ struct Scene {
   /// final load time steps * dt. A locomotion scene's rollout drives the muscles with its
   /// controller (initial parameters).
   Rollout rollout(const Simulator& sim) const;
+  /// The same for the scene's own model and options, without a simulator.
+  Rollout rollout() const;
 };
 
 /// What a scene's "plugins" list may do. A scene file is data that people exchange: by default

@@ -11,14 +11,14 @@ namespace {
 
 using Layout = ParameterGroup::Layout;
 
-int path_size(const Simulator& sim, const Rollout& rollout) {
+int path_size(const Model& model, const Rollout& rollout) {
   const int steps = rollout.static_solve ? 1 : rollout.steps;
-  return steps * static_cast<int>(sim.model().kinematic_dofs().size());
+  return steps * static_cast<int>(model.kinematic_dofs().size());
 }
 
-std::string list_available(const Simulator& sim, const Rollout& rollout) {
+std::string list_available(const Model& model, const Rollout& rollout) {
   std::ostringstream os;
-  for (const auto& [name, what] : ParameterSet::available(sim, rollout)) os << "\n  " << name;
+  for (const auto& [name, what] : ParameterSet::available(model, rollout)) os << "\n  " << name;
   return os.str();
 }
 
@@ -31,8 +31,7 @@ using Block = ParameterSet::Block;
 using Source = ParameterSet::Source;
 
 /// Resolves "TERM.GROUP" or "TERM.GROUP[]" (`raw`) into b.
-void resolve_term(const Simulator& sim, const Rollout& rollout, const std::string& raw, Block& b) {
-  const Model& model = sim.model();
+void resolve_term(const Model& model, const Rollout& rollout, const std::string& raw, Block& b) {
   std::string name = raw;
   const bool field = name.size() > 2 && name.ends_with("[]");
   if (field) name.resize(name.size() - 2);
@@ -50,11 +49,12 @@ void resolve_term(const Simulator& sim, const Rollout& rollout, const std::strin
       }
   }
   if (found == 0)
-    throw InputError("unknown parameter '" + raw + "'; available:" + list_available(sim, rollout));
+    throw InputError("unknown parameter '" + raw +
+                     "'; available:" + list_available(model, rollout));
   if (found > 1)
     throw InputError("parameter '" + raw + "' is ambiguous: " + std::to_string(found) +
                      " terms have a group '" + group_name +
-                     "'; prefix the term's name, one of:" + list_available(sim, rollout));
+                     "'; prefix the term's name, one of:" + list_available(model, rollout));
   if (field && b.group.layout != Layout::PerElement)
     throw InputError("parameter '" + raw + "': '[]' selects a per-element field, but '" +
                      group_name + "' is not per element");
@@ -194,17 +194,21 @@ std::vector<Eigen::VectorXd> scripted_kinematic_path(const Simulator& sim, const
 
 std::vector<std::pair<std::string, std::string>> ParameterSet::available(const Simulator& sim,
                                                                          const Rollout& rollout) {
+  return available(sim.model(), rollout);
+}
+
+std::vector<std::pair<std::string, std::string>> ParameterSet::available(const Model& model,
+                                                                         const Rollout& rollout) {
   std::vector<std::pair<std::string, std::string>> out;
-  const Model& model = sim.model();
   out.emplace_back("x0", "initial positions (" + std::to_string(model.n_dofs()) + " values, m)");
   out.emplace_back("v0", "initial velocities (" + std::to_string(model.n_dofs()) + " values, m/s)");
   if (rollout.controller)
     out.emplace_back("controller", "the " + rollout.controller->name() + " controller's " +
                                        std::to_string(rollout.controller->n_parameters()) +
                                        " parameters");
-  if (path_size(sim, rollout) > 0)
+  if (path_size(model, rollout) > 0)
     out.emplace_back("kinematic", "prescribed positions of the kinematic dofs per step (" +
-                                      std::to_string(path_size(sim, rollout)) + " values, m)");
+                                      std::to_string(path_size(model, rollout)) + " values, m)");
   for (const RigidBody& body : model.rigid_bodies) {
     if (body.kinematic) continue;
     const std::string name = kRigidPrefix + body.name, who = "rigid body '" + body.name + "': ";
@@ -243,8 +247,11 @@ std::vector<std::pair<std::string, std::string>> ParameterSet::available(const S
 }
 
 ParameterSet::ParameterSet(const Simulator& sim, const Rollout& rollout,
+                           const std::vector<std::string>& names)
+    : ParameterSet(sim.model(), rollout, names) {}
+
+ParameterSet::ParameterSet(const Model& model, const Rollout& rollout,
                            const std::vector<std::string>& names) {
-  const Model& model = sim.model();
   for (const std::string& raw : names) {
     Block b;
     b.name = raw;
@@ -259,12 +266,12 @@ ParameterSet::ParameterSet(const Simulator& sim, const Rollout& rollout,
       b.size = rollout.controller->n_parameters();
     } else if (raw == "kinematic") {
       b.source = Source::Kinematic;
-      b.size = path_size(sim, rollout);
+      b.size = path_size(model, rollout);
       if (b.size == 0) throw InputError("parameter 'kinematic': the model has no kinematic dofs");
     } else if (raw.starts_with(kRigidPrefix)) {
       resolve_rigid(model, raw, b);
     } else {
-      resolve_term(sim, rollout, raw, b);
+      resolve_term(model, rollout, raw, b);
     }
     for (const Block& other : blocks_) {
       if (same_block(other, b))

@@ -154,6 +154,16 @@ Eigen::VectorXd Model::initial_adaptive() const {
   return a;
 }
 
+State Model::rest_state() const {
+  State s;
+  s.x = X;
+  s.v = Eigen::VectorXd::Zero(n_dofs());
+  s.t = 0.0;
+  s.adaptive = initial_adaptive();
+  apply_kinematics(0.0, s.x);
+  return s;
+}
+
 int Model::find_term(const std::string& name) const {
   for (size_t k = 0; k < terms.size(); ++k)
     if (terms[k]->name() == name) return static_cast<int>(k);

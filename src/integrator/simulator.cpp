@@ -62,15 +62,7 @@ void Simulator::check_parameters(const TermParameters& p) const {
                        std::to_string(n_parameters_[k]));
 }
 
-State Simulator::rest_state() const {
-  State s;
-  s.x = model_->X;
-  s.v = Eigen::VectorXd::Zero(model_->n_dofs());
-  s.t = 0.0;
-  s.adaptive = model_->initial_adaptive();
-  model_->apply_kinematics(0.0, s.x);
-  return s;
-}
+State Simulator::rest_state() const { return model_->rest_state(); }
 
 void Simulator::apply_kinematics(double t, const Eigen::VectorXd* prescribed,
                                  Eigen::VectorXd& x) const {

@@ -1,4 +1,5 @@
-// The scene's rollout: initial velocities, the parameter names, Scene::rollout.
+// The scene's rollout: initial velocities, the parameter names (checked against the model
+// alone), Scene::rollout.
 #include "rollout.hpp"
 
 #include "regions.hpp"
@@ -36,18 +37,13 @@ void read_initial(const ObjectReader& top, Scene& scene) {
 void read_parameters(const ObjectReader& top, Scene& scene) {
   scene.parameters = top.strings("parameters");
   if (scene.parameters.empty()) return;
-  // Resolving names needs a simulator but no factorisation: a matrix-free one is cheapest.
-  SimulationOptions options = scene.options;
-  options.linear.kind = "matfree";
-  options.linear.preconditioner = "jacobi";
-  const Simulator sim(scene.model, options);
-  const Rollout rollout = scene.rollout(sim);
+  const Rollout rollout = scene.rollout();
   // Name by name, so that the error points at the first bad one.
   std::vector<std::string> names;
   for (size_t i = 0; i < scene.parameters.size(); ++i) {
     names.push_back(scene.parameters[i]);
     try {
-      [[maybe_unused]] const ParameterSet params(sim, rollout, names);
+      [[maybe_unused]] const ParameterSet params(*scene.model, rollout, names);
     } catch (const InputError& e) {
       fail_at(top.source(), child_pointer(top.path("parameters"), std::to_string(i)), e.what());
     }
@@ -56,35 +52,46 @@ void read_parameters(const ObjectReader& top, Scene& scene) {
 
 }  // namespace detail
 
-Rollout Scene::rollout(const Simulator& sim) const {
+namespace {
+
+// The rollout of `scene` for `model` (the scene's, or a simulator's) stepping by dt.
+Rollout rollout_for(const Scene& scene, const Model& model, double dt) {
   Rollout r;
-  r.initial = sim.rest_state();
-  if (initial_position.size() > 0) {
-    if (initial_position.size() != r.initial.x.size())
-      throw InputError("scene '" + name + "': initial_position has " +
-                       std::to_string(initial_position.size()) + " entries, the model " +
+  r.initial = model.rest_state();
+  if (scene.initial_position.size() > 0) {
+    if (scene.initial_position.size() != r.initial.x.size())
+      throw InputError("scene '" + scene.name + "': initial_position has " +
+                       std::to_string(scene.initial_position.size()) + " entries, the model " +
                        std::to_string(r.initial.x.size()) + " dofs");
-    r.initial.x = initial_position;
+    r.initial.x = scene.initial_position;
   }
-  if (initial_velocity.size() > 0) {
-    if (initial_velocity.size() != r.initial.v.size()) {
-      throw InputError("scene '" + name + "': initial_velocity has " +
-                       std::to_string(initial_velocity.size()) + " entries, the model " +
+  if (scene.initial_velocity.size() > 0) {
+    if (scene.initial_velocity.size() != r.initial.v.size()) {
+      throw InputError("scene '" + scene.name + "': initial_velocity has " +
+                       std::to_string(scene.initial_velocity.size()) + " entries, the model " +
                        std::to_string(r.initial.v.size()) + " dofs");
     }
-    r.initial.v = initial_velocity;
+    r.initial.v = scene.initial_velocity;
   }
-  r.steps = steps;
-  r.static_solve = static_solve;
-  if (locomotion) {
-    if (locomotion->trained_parameters() == std::vector<std::string>{"controller"}) {
-      r.controller = locomotion->make_controller(sim.options().dt);
-      r.controlled_term = locomotion->creature.muscle_term;
+  r.steps = scene.steps;
+  r.static_solve = scene.static_solve;
+  if (scene.locomotion) {
+    if (scene.locomotion->trained_parameters() == std::vector<std::string>{"controller"}) {
+      r.controller = scene.locomotion->make_controller(dt);
+      r.controlled_term = scene.locomotion->creature.muscle_term;
     }
   }
   // A static scene: the equilibrium at the last load step.
-  if (static_solve) r.initial.t = steps * sim.options().dt;
+  if (scene.static_solve) r.initial.t = scene.steps * dt;
   return r;
 }
+
+}  // namespace
+
+Rollout Scene::rollout(const Simulator& sim) const {
+  return rollout_for(*this, sim.model(), sim.options().dt);
+}
+
+Rollout Scene::rollout() const { return rollout_for(*this, *model, options.dt); }
 
 }  // namespace softgrad

@@ -103,6 +103,15 @@ TEST_CASE("adjoint: unknown, ambiguous and inconsistent parameters are named") {
                   InputError);
   CHECK(nu.label(0) == "poisson");
   CHECK(field.label(3) == "youngs[3]");
+  // Names resolve against the model alone as against a simulator (a scene checks them so).
+  const Model& model = p.sim->model();
+  CHECK_THROWS_WITH_AS(ParameterSet(model, p.rollout, {"stiffness"}),
+                       doctest::Contains("elastic:rectangle.youngs[]"), InputError);
+  const ParameterSet by_model(model, p.rollout, {"poisson", "youngs[]", "v0"});
+  const ParameterSet by_sim(*p.sim, p.rollout, {"poisson", "youngs[]", "v0"});
+  REQUIRE(by_model.size() == by_sim.size());
+  for (int i = 0; i < by_sim.size(); ++i) CHECK(by_model.label(i) == by_sim.label(i));
+  CHECK(ParameterSet::available(model, p.rollout) == ParameterSet::available(*p.sim, p.rollout));
 }
 
 TEST_CASE("adjoint: inconsistent rollouts and failed trajectories are refused") {
