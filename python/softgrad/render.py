@@ -10,7 +10,8 @@ or from a shell: ``python3 -m softgrad.render OUT_DIR [--png FILE] [--gif FILE |
 
 Tetrahedral bodies are drawn as their boundary surface, shaded by one light; 2D runs flat, with
 their elements' edges; rigid bodies (the frames' second part) in grey; the scene's obstacles
-(ground, half-spaces, spheres, boxes, height fields), which the frames do not hold, from the
+(ground, half-spaces, spheres, boxes, capsules, cylinders, height fields), which the frames do
+not hold, from the
 scene file that summary.json names, when it can still be read. The camera is fixed and frames
 every frame of the run, so that pictures of different frames line up.
 
@@ -304,6 +305,29 @@ def _grid(corner, du, dv, nu: int, nv: int):
     return tris, np.tile((i + j) % 2, 2)
 
 
+def _revolve(centre: np.ndarray, profile: Sequence, segments: int = 32) -> np.ndarray:
+    """Outward triangles (t, 3, 3) of a solid of revolution about the y axis through `centre`:
+    `profile` is its outline as (y, radius) from the top pole down to the bottom pole."""
+    a = np.linspace(0.0, 2.0 * np.pi, segments + 1)
+    ring = np.stack([np.cos(a), np.zeros_like(a), np.sin(a)], -1)
+    tris = []
+    for (y0, r0), (y1, r1) in zip(profile[:-1], profile[1:]):
+        top = centre + r0 * ring + [0.0, y0, 0.0]
+        low = centre + r1 * ring + [0.0, y1, 0.0]
+        for k in range(segments):  # (A, B, C) and (A, C, D), wound outward
+            tris += [[top[k], top[k + 1], low[k + 1]], [top[k], low[k + 1], low[k]]]
+    tris = np.asarray(tris)
+    area = np.linalg.norm(np.cross(tris[:, 1] - tris[:, 0], tris[:, 2] - tris[:, 0]), axis=1)
+    return tris[area > 1e-12 * max(float(area.max()), 1e-300)]
+
+
+def _round_profile(radius: float, length: float, steps: int = 8) -> list:
+    """(y, radius) from the top pole down of a capsule (two hemispheres `length` apart)."""
+    b = np.linspace(0.0, np.pi / 2, steps + 1)
+    top = [(0.5 * length + radius * np.cos(t), radius * np.sin(t)) for t in b]
+    return top + [(-y, r) for y, r in reversed(top)]
+
+
 def _obstacle_3d(o: dict, centre: np.ndarray, extent: float):
     """Outward triangles (t, 3, 3), colours (t,) and whether it is a plane of one obstacle. A
     half-space is a checked patch of side 3 `extent` about `centre`'s projection onto it."""
@@ -323,6 +347,13 @@ def _obstacle_3d(o: dict, centre: np.ndarray, extent: float):
         a, b = angles[..., 0], angles[..., 1]
         unit = np.stack([np.sin(b) * np.cos(a), np.cos(b), np.sin(b) * np.sin(a)], -1)
         return _vec3(o["center"]) + float(o["radius"]) * unit, [_OBSTACLE_COLOUR] * len(unit), False
+    if kind in ("capsule", "cylinder"):
+        r, length = float(o["radius"]), float(o["length"])
+        h = 0.5 * length
+        profile = (_round_profile(r, length) if kind == "capsule"
+                   else [(h, 0.0), (h, r), (-h, r), (-h, 0.0)])
+        tris = _revolve(_vec3(o["center"]), profile)
+        return tris, [_OBSTACLE_COLOUR] * len(tris), False
     if kind == "box":
         c, h = _vec3(o["center"]), np.abs(_vec3(o["half_extents"]))
         faces = []
@@ -360,6 +391,15 @@ def _obstacle_2d(o: dict, centre: np.ndarray, extent: float) -> Optional[np.ndar
     if kind == "box":
         c, h = _vec3(o["center"])[:2], np.abs(_vec3(o["half_extents"])[:2])
         return c + h * np.array([[-1.0, -1.0], [1.0, -1.0], [1.0, 1.0], [-1.0, 1.0]])
+    if kind in ("capsule", "cylinder"):  # a stadium or a rectangle, its axis along y
+        r, h = float(o["radius"]), 0.5 * float(o["length"])
+        if kind == "cylinder":
+            outline = [(r, -h), (r, h), (-r, h), (-r, -h)]
+        else:
+            a = np.linspace(0.0, np.pi, 25)
+            outline = [(r * np.cos(t), h + r * np.sin(t)) for t in a]
+            outline += [(-r * np.cos(t), -h - r * np.sin(t)) for t in a]
+        return _vec3(o["center"])[:2] + np.asarray(outline)
     if kind == "height_field":
         h = np.asarray(o["heights"], float)
         x = float(o.get("x0", 0.0)) + float(o["spacing"]) * np.arange(len(h))

@@ -143,12 +143,16 @@ int add_rigid_body(Model& model, RigidBodySpec spec) {
 
   // Drawing surface and contact spheres in the body frame.
   const Eigen::Matrix3d to_body = body.shape_axes.transpose();
-  body.shape->surface_mesh(spec.surface_resolution, body.surface, body.triangles);
+  std::vector<Eigen::Vector3d> centers;
+  try {
+    body.shape->surface_mesh(spec.surface_resolution, body.surface, body.triangles);
+    body.shape->contact_spheres(centers, body.contact_radii);
+  } catch (const InputError& e) {
+    throw InputError(where + ": " + e.what());
+  }
   for (int v = 0; v < body.surface.rows(); ++v)
     body.surface.row(v) =
         (to_body * (body.surface.row(v).transpose() - body.shape_center)).transpose();
-  std::vector<Eigen::Vector3d> centers;
-  body.shape->contact_spheres(centers, body.contact_radii);
   for (const Eigen::Vector3d& c : centers)
     body.contact_centers.push_back(to_body * (c - body.shape_center));
 

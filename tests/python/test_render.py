@@ -118,6 +118,29 @@ def test_rigid_bodies_and_obstacles_are_drawn(tmp_path):
     assert np.any(pixels(tmp_path / "with.png") != pixels(tmp_path / "without.png"))
 
 
+@pytest.mark.parametrize("kind", ["capsule", "cylinder"])
+def test_capsules_and_cylinders_are_drawn_on_their_surface_facing_out(kind):
+    centre, r, length = np.array([0.3, -0.2, 0.1]), 0.1, 0.4
+    o = {"type": kind, "center": list(centre), "radius": r, "length": length}
+    tris, colours, plane = render._obstacle_3d(o, np.zeros(3), 1.0)
+    assert len(tris) == len(colours) > 0 and not plane
+    q = tris - centre
+    if kind == "cylinder":  # |y| - L/2 and rho - r: each point on a face or the side
+        off = np.minimum(np.abs(np.abs(q[..., 1]) - length / 2),
+                         np.abs(np.hypot(q[..., 0], q[..., 2]) - r))
+        off = np.where(np.hypot(q[..., 0], q[..., 2]) <= r + 1e-12, off, np.inf)
+    else:  # distance to the segment along y, minus r
+        y = np.clip(q[..., 1], -length / 2, length / 2)
+        off = np.abs(np.linalg.norm(q - np.stack([0 * y, y, 0 * y], -1), axis=-1) - r)
+    assert off.max() < 1e-12
+    normals = np.cross(tris[:, 1] - tris[:, 0], tris[:, 2] - tris[:, 0])
+    assert np.all(np.einsum("ij,ij->i", normals, tris.mean(axis=1) - centre) > 0)
+    outline = render._obstacle_2d(o, np.zeros(3), 1.0)
+    half = np.array([r, length / 2 + (r if kind == "capsule" else 0.0)])
+    assert np.allclose(outline.min(axis=0), centre[:2] - half)
+    assert np.allclose(outline.max(axis=0), centre[:2] + half)
+
+
 def corrupt_copy(cantilever, tmp_path):
     copy = tmp_path / "corrupt"
     shutil.copytree(cantilever, copy)

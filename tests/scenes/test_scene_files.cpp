@@ -9,6 +9,7 @@
 
 #include "softgrad/scene.hpp"
 #include "softgrad/simulator.hpp"
+#include "softgrad/trajectory.hpp"
 #include "solvers/cpu/amg_preconditioner.hpp"
 
 using namespace softgrad;
@@ -232,4 +233,50 @@ TEST_CASE("scenes/scene_files: the armadillo stands - 10 steps without an invert
   for (int v : scene.model->kinematic.at(0).verts)
     CHECK((s.x.segment<3>(3 * v) - X.segment<3>(3 * v)).norm() == 0.0);
   CHECK(s.x[3 * head + 1] < X[3 * head + 1] - 1e-3);
+}
+
+TEST_CASE("scenes/scene_files: the can rolls down the ramp at 2/3 g sin and on along the floor") {
+  const Scene scene = load("rolling_can");
+  Simulator sim(scene.model, scene.options);
+  const Trajectory traj = simulate(sim, scene.rollout(sim));  // to the scene's end
+  REQUIRE(traj.steps() == scene.steps);
+  const Model& m = *scene.model;
+  const RigidBody& can = m.rigid_bodies.at(0);
+  const RigidBody& standing = m.rigid_bodies.at(1);
+  const double angle = 0.3, r = 0.05, dt = scene.options.dt;
+  const Eigen::Vector3d n(-std::sin(angle), std::cos(angle), 0.0),
+      down(-std::cos(angle), -std::sin(angle), 0.0);
+  const Eigen::Vector3d p0 = can.position(traj.state(0).x);
+  for (int k = 0; k <= scene.steps; ++k) {
+    const Eigen::Vector3d p = can.position(traj.state(k).x);
+    INFO("step " << k << ": " << p.transpose());
+    // Its side never enters the ramp or the floor (planes: its axis spheres are exact there).
+    CHECK(std::max(p.dot(n), p.y()) > r);
+  }
+  // On the ramp (t = 0.1 .. 0.5 s, from rest): s = a t^2 / 2 with a = g sin / (1 + 1/2) for
+  // I = m r^2 / 2; a ball's inertia (2/5) would be 7% faster. Backward Euler at dt = 2 ms
+  // loses 0.8% of it.
+  const int k1 = static_cast<int>(std::lround(0.1 / dt)),
+            k2 = static_cast<int>(std::lround(0.5 / dt));
+  const double s1 = down.dot(can.position(traj.state(k1).x) - p0),
+               s2 = down.dot(can.position(traj.state(k2).x) - p0);
+  const double t1 = k1 * dt, t2 = k2 * dt;
+  const double a = 2.0 * (s2 - s1) / (t2 * t2 - t1 * t1);
+  MESSAGE("rolling_can: a = " << a << " m/s^2, 2/3 g sin = " << 2.0 / 3.0 * 9.81 * std::sin(angle));
+  CHECK(a == doctest::Approx(2.0 / 3.0 * 9.81 * std::sin(angle)).epsilon(0.02));
+  // Without slipping: omega r = v.
+  const State& s = traj.state(k2);
+  const double v = down.dot(can.position(s.v));
+  CHECK(can.angular_velocity(s.x, s.v).norm() * r / v == doctest::Approx(1.0).epsilon(0.02));
+  // It ends rolling along the floor, well past the ramp's foot.
+  const Eigen::Vector3d end = can.position(traj.state(scene.steps).x);
+  CHECK(end.x() < -0.5);
+  CHECK(end.y() == doctest::Approx(r).epsilon(0.02));
+  // The standing can rests on the post's top face (y = 0.3) on its rim, where it was put.
+  const Eigen::Vector3d q0 = standing.position(traj.state(0).x),
+                        q = standing.position(traj.state(scene.steps).x);
+  CHECK(q.y() - 0.06 > 0.3);
+  CHECK(q.y() - 0.06 < 0.301);
+  CHECK((q - q0).cwiseAbs().maxCoeff() < 1e-3);
+  CHECK(std::abs(q.x() - q0.x()) + std::abs(q.z() - q0.z()) < 1e-9);
 }
