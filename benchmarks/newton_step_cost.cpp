@@ -91,7 +91,7 @@ class ReferenceIteration {
     const double dt = options_.dt;
     const StepContext ctx{dt, s.t + dt, &s.x, &s.v, s.step, &s.adaptive};
     xhat_ = s.x + dt * s.v;
-    phi_.begin(ctx, xhat_, parameters_);
+    phi_.begin(ctx, parameters_);
     x_ = xhat_;
     model_.apply_kinematics(ctx.t, x_);
     Reference r;

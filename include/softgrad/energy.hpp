@@ -1,8 +1,12 @@
 /// @file energy.hpp
 /// The energy-term abstraction. A backward-Euler step minimises
-///     Phi(x) = 1/(2 dt^2) (x - xhat)^T M (x - xhat) + sum_terms W_k(x; p_n),
-/// and a static solve minimises sum_terms W_k(x). Elasticity, gravity, damping, external forces,
-/// contact and muscles are terms; new ones plug in without touching the integrator.
+///     Phi(x) = sum_terms W_k(x; p_n),
+/// whose first term is inertia, 1/(2 dt^2) (x - xhat)^T M (x - xhat) (dynamics only), and a
+/// static solve minimises the sum of the static terms. Inertia, elasticity, gravity, damping,
+/// external forces, contact and muscles are terms; new ones plug in without touching the
+/// integrator. The lumped masses M are a step input like the start of the step: the inertia
+/// term's parameters (densities, rigid masses) set them per rollout, and the terms that weigh
+/// with them (gravity, damping) read them from the StepContext.
 ///
 /// A term is part of the Model and never changes after loading: every function here is const.
 /// What a rollout changes lives in the term's TermData, one per rollout (make_data): the step
@@ -35,6 +39,9 @@ struct StepContext {
   int step = 0;                             ///< index n of the step n -> n+1 (0 in statics)
   /// State::adaptive at the start of the step (null or empty: the initial values).
   const Eigen::VectorXd* adaptive = nullptr;
+  /// The rollout's lumped mass per dof [kg] (Model::mass unless its densities differ); set by
+  /// the potential before begin_step. Null (a term evaluated on its own): Model::mass.
+  const Eigen::VectorXd* mass = nullptr;
 };
 
 /// A named range of a term's differentiable parameters. A term's parameters are one flat vector
@@ -72,12 +79,16 @@ class TermData {
 struct StepInputBars {
   double* parameters = nullptr;       ///< n_parameters() values
   Eigen::VectorXd* x_prev = nullptr;  ///< positions at the start of the step (dynamics only)
+  Eigen::VectorXd* v_prev = nullptr;  ///< velocities at the start of the step (dynamics only)
+  Eigen::VectorXd* mass = nullptr;    ///< the step's lumped masses (StepContext::mass)
 };
 
 /// Directions of one step's inputs for forward sensitivities (null: zero).
 struct StepInputDirections {
   const double* parameters = nullptr;       ///< n_parameters() values
   const Eigen::VectorXd* x_prev = nullptr;  ///< positions at the start of the step
+  const Eigen::VectorXd* v_prev = nullptr;  ///< velocities at the start of the step
+  const Eigen::VectorXd* mass = nullptr;    ///< the step's lumped masses
 };
 
 class EnergyTerm {
@@ -87,9 +98,11 @@ class EnergyTerm {
   virtual std::string name() const = 0;
   /// False for dissipative terms that only exist in dynamics (damping).
   virtual bool in_statics() const { return true; }
-  /// True if dW/dx depends on the positions at the start of the step in this step (damping,
-  /// lagged friction).
+  /// True if dW/dx depends on the positions (or velocities) at the start of the step in this
+  /// step (inertia, damping, lagged friction).
   virtual bool depends_on_previous_state(const TermData& d) const { return false; }
+  /// True if dW/dx depends on the step's lumped masses (inertia, gravity, mass damping).
+  virtual bool depends_on_mass(const TermData& d) const { return false; }
 
   /// A new TermData of the term's own type, with its scratch sized.
   virtual std::unique_ptr<TermData> make_data() const { return std::make_unique<TermData>(); }

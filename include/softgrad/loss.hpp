@@ -52,7 +52,8 @@ class PositionLoss final : public Loss {
 };
 
 /// 1/2 w |c - target|^2 and/or 1/2 w |c' - target|^2 for the mass-weighted centre c of a vertex
-/// set (all vertices when empty) and its velocity c'.
+/// set (all vertices when empty) and its velocity c'. The weights are the model's masses (the
+/// scene's densities), also in a rollout that sets other densities.
 struct CenterOfMassTarget {
   int step = kFinalStep;
   Eigen::VectorXd position;  ///< dim entries, or empty: no position term

@@ -25,6 +25,8 @@ struct Body {
   Mesh mesh;  ///< rest mesh, local vertex numbering
   std::shared_ptr<const MaterialModel> material;
   double density = 1000.0;  ///< [kg/m^3] (per unit area in 2D: kg/m^2)
+  /// False when the scene gave the vertex masses: the body has no density parameter.
+  bool mass_from_density = true;
   int vertex_offset = 0;
   std::vector<int> elems;      ///< connectivity in model numbering
   std::vector<double> Dm_inv;  ///< n_elems x dim^2, row-major
@@ -56,7 +58,9 @@ struct Model {
   /// Lumped mass per dof [kg]; a rigid body's axis vertices hold its second moments [kg m^2].
   Eigen::VectorXd mass;
   std::vector<KinematicGroup> kinematic;
-  std::vector<std::unique_ptr<const EnergyTerm>> terms;  ///< all potentials besides inertia
+  /// The energy terms; the first is inertia (added with the first body), whose parameters are
+  /// the bodies' densities ("density:BODY"): a rollout's masses are `mass` at its densities.
+  std::vector<std::unique_ptr<const EnergyTerm>> terms;
 
   int n_dofs() const { return n_verts * dim; }
   /// The deformable bodies' vertices, 0 .. n_mesh_verts() - 1 (the rigid bodies' follow).

@@ -10,6 +10,11 @@
 ///                       "damping.alpha", "forces.force"; "GROUP" alone if only one term has it
 ///   "TERM.GROUP[]"      a per-element group as a field (one value per element); without "[]"
 ///                       a per-element group is tied to one value (all elements share it)
+///   "density:BODY"      a body's density (the inertia term's group; kg/m^3, kg/m^2 in 2D):
+///                       one value for the body, or with "[]" one per element of a deformable
+///                       body. The rollout's masses follow it, and with them inertia, gravity
+///                       and mass damping; a rigid body's mass and second moments scale with it.
+///                       Centre-of-mass losses keep weighing with the scene's masses.
 ///   "rigid:BODY.velocity"          a rigid body's centre-of-mass velocity p' at the start
 ///                                  (3 values, m/s)
 ///   "rigid:BODY.angular_velocity"  its angular velocity omega at the start (3 values, rad/s):

@@ -1,5 +1,6 @@
 #include "step_linearization.hpp"
 
+#include "../energies/inertia_term.hpp"
 #include "../integrator/simulator_impl.hpp"
 #include "softgrad/errors.hpp"
 #include "solvers/cg.hpp"
@@ -56,7 +57,7 @@ void StepLinearization::linearize(const State& prev, const Eigen::VectorXd& x, b
   x_ = x;
   const StepContext ctx{dt,       statics ? prev.t : prev.t + dt, &x_prev_,
                         &v_prev_, statics ? 0 : prev.step,        &adaptive_};
-  impl_.phi->begin(ctx, statics ? x_prev_ : Eigen::VectorXd(x_prev_ + dt * v_prev_), parameters);
+  impl_.phi->begin(ctx, parameters);
   indefinite_ = false;
   step_ = prev.step;
   if (matrix_free_) return;  // Hessian-vector products at solve time
@@ -212,7 +213,6 @@ void StepLinearization::hessian_product(const Eigen::VectorXd& u, Eigen::VectorX
   const Model& model = sim_.model();
   IncrementalPotential& phi = *impl_.phi;
   out.setZero(u.size());
-  if (!statics_) out = model.mass.cwiseProduct(u) / (dt_ * dt_);
   for (size_t k = 0; k < model.terms.size(); ++k)
     if (phi.active(static_cast<int>(k)))
       model.terms[k]->add_hessian_vector_product(phi.data(k), x_, u, out);
@@ -224,38 +224,48 @@ void StepLinearization::pull_back(const Eigen::VectorXd& lambda, Eigen::VectorXd
   const Model& model = sim_.model();
   IncrementalPotential& phi = *impl_.phi;
   scratch_ = -lambda;  // every product is linear in lambda: pass -lambda to get -lambda^T dg/dy
-  if (!statics_) {
-    // Inertia: g = M (x - x_n - dt v_n) / dt^2.
-    x_prev_bar += model.mass.cwiseProduct(lambda) / (dt_ * dt_);
-    v_prev_bar += model.mass.cwiseProduct(lambda) / dt_;
-  }
+  // The masses are a step input set by the inertia term's densities: their bar, gathered from
+  // every term that weighs with them, goes back onto those.
+  const InertiaTerm* inertia = phi.inertia();
+  const bool densities = inertia && !term_bars.empty() && term_bars[0].size() > 0;
+  if (densities) mass_bar_.setZero(x_.size());
   for (size_t k = 0; k < model.terms.size(); ++k) {
     if (!phi.active(static_cast<int>(k))) continue;
     TermData& d = phi.data(k);
+    const EnergyTerm& term = *model.terms[k];
     StepInputBars bars;
     if (k < term_bars.size() && term_bars[k].size() > 0) bars.parameters = term_bars[k].data();
-    if (!statics_ && model.terms[k]->depends_on_previous_state(d)) bars.x_prev = &x_prev_bar;
-    if (bars.parameters || bars.x_prev) model.terms[k]->pull_back(d, x_, scratch_, bars);
+    if (!statics_ && term.depends_on_previous_state(d)) {
+      bars.x_prev = &x_prev_bar;
+      bars.v_prev = &v_prev_bar;
+    }
+    if (densities && term.depends_on_mass(d)) bars.mass = &mass_bar_;
+    if (bars.parameters || bars.x_prev || bars.mass) term.pull_back(d, x_, scratch_, bars);
   }
+  if (densities) inertia->pull_back_masses(mass_bar_, term_bars[0].data());
 }
 
 void StepLinearization::push_forward(const Eigen::VectorXd& dx_prev, const Eigen::VectorXd& dv_prev,
                                      const std::vector<const double*>& dp, Eigen::VectorXd& dg) {
   const Model& model = sim_.model();
   IncrementalPotential& phi = *impl_.phi;
-  if (statics_) {
-    dg.setZero(x_.size());
-  } else {
-    dg = -model.mass.cwiseProduct(dx_prev + dt_ * dv_prev) / (dt_ * dt_);
-  }
+  dg.setZero(x_.size());
+  const InertiaTerm* inertia = phi.inertia();
+  const bool densities = inertia && !dp.empty() && dp[0];
+  if (densities) inertia->push_forward_masses(dp[0], mass_direction_);
   for (size_t k = 0; k < model.terms.size(); ++k) {
     if (!phi.active(static_cast<int>(k))) continue;
     TermData& d = phi.data(k);
+    const EnergyTerm& term = *model.terms[k];
     StepInputDirections directions;
     if (k < dp.size()) directions.parameters = dp[k];
-    if (!statics_ && model.terms[k]->depends_on_previous_state(d)) directions.x_prev = &dx_prev;
-    if (directions.parameters || directions.x_prev)
-      model.terms[k]->push_forward(d, x_, directions, dg);
+    if (!statics_ && term.depends_on_previous_state(d)) {
+      directions.x_prev = &dx_prev;
+      directions.v_prev = &dv_prev;
+    }
+    if (densities && term.depends_on_mass(d)) directions.mass = &mass_direction_;
+    if (directions.parameters || directions.x_prev || directions.mass)
+      term.push_forward(d, x_, directions, dg);
   }
 }
 

@@ -112,6 +112,8 @@ class StepLinearization {
   Eigen::VectorXd x_prev_, v_prev_;
   Eigen::VectorXd adaptive_;  ///< the terms' adaptive values at the start of the step
   Eigen::VectorXd scratch_;
+  Eigen::VectorXd mass_bar_;        ///< lambda^T dg/dM (pull_back with densities)
+  Eigen::VectorXd mass_direction_;  ///< dM (push_forward with densities)
 };
 
 }  // namespace softgrad

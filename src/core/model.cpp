@@ -6,6 +6,7 @@
 #include <cmath>
 #include <sstream>
 
+#include "../energies/inertia_term.hpp"
 #include "softgrad/errors.hpp"
 
 namespace softgrad {
@@ -98,6 +99,7 @@ void add_body(Model& model, std::string name, Mesh mesh,
   body.mesh = std::move(mesh);
   model.n_verts += n_new;
   model.bodies.push_back(std::move(body));
+  ensure_inertia_term(model);
 }
 
 std::vector<int> Model::kinematic_dofs() const {

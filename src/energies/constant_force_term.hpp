@@ -1,6 +1,6 @@
 /// @file constant_force_term.hpp
-/// A constant force field f as a potential, W(x) = -f . x: gravity (f = M g) and external
-/// point or body forces. Linear in x, so its Hessian is zero.
+/// A constant force field f as a potential, W(x) = -f . x: external point forces (gravity,
+/// which follows the masses, is gravity_term.hpp). Linear in x, so its Hessian is zero.
 #pragma once
 
 #include "softgrad/energy.hpp"

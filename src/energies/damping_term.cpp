@@ -29,6 +29,10 @@ DampingTerm::DampingTerm(const Model& model, double alpha, double beta)
   }
 }
 
+const Eigen::VectorXd& DampingTerm::mass_of(const TermData& d) const {
+  return d.step.mass ? *d.step.mass : model_.mass;
+}
+
 const std::vector<double>& DampingTerm::stiffness(Data& d) const {
   if (!K_.empty()) return K_;
   auto& own = static_cast<DampingData&>(d).K;
@@ -65,7 +69,7 @@ void DampingTerm::stiffness_products(Data& d, const double* u, double scale, dou
 void DampingTerm::apply(Data& d, double a, double b, const Eigen::VectorXd& u,
                         Eigen::VectorXd& out) const {
   const double dt = d.step.dt;
-  if (a != 0.0) out += (a / dt) * model_.mass.cwiseProduct(u);
+  if (a != 0.0) out += (a / dt) * mass_of(d).cwiseProduct(u);
   if (b == 0.0) return;
   stiffness_products(d, u.data(), 1.0, d.G.data());
   scatter(d.G.data(), out, b / dt);
@@ -121,7 +125,7 @@ double DampingTerm::value_and_gradient(TermData& d, const Eigen::VectorXd& x,
                                        Eigen::VectorXd& g) const {
   const double w = value(d, x);
   DampingData& s = damping(d);
-  if (d.parameters[0] != 0.0) g += (d.parameters[0] / d.step.dt) * model_.mass.cwiseProduct(s.dx);
+  if (d.parameters[0] != 0.0) g += (d.parameters[0] / d.step.dt) * mass_of(d).cwiseProduct(s.dx);
   if (d.parameters[1] != 0.0) {
     gradients(s, x.data(), s.E.data(), s.G.data());
     scatter(s.G.data(), g);
@@ -131,7 +135,7 @@ double DampingTerm::value_and_gradient(TermData& d, const Eigen::VectorXd& x,
 
 void DampingTerm::add_hessian(TermData& d, const Eigen::VectorXd& x, bool project,
                               HessianAssembler& H) const {
-  H.add_diagonal((d.parameters[0] / d.step.dt) * model_.mass);
+  H.add_diagonal((d.parameters[0] / d.step.dt) * mass_of(d));
   if (d.parameters[1] != 0.0) StencilTerm::add_hessian(d, x, project, H);
 }
 
@@ -142,7 +146,7 @@ void DampingTerm::add_hessian_vector_product(TermData& d, const Eigen::VectorXd&
 
 void DampingTerm::add_hessian_diagonal(TermData& d, const Eigen::VectorXd& x,
                                        Eigen::VectorXd& diag) const {
-  diag += (d.parameters[0] / d.step.dt) * model_.mass;
+  diag += (d.parameters[0] / d.step.dt) * mass_of(d);
   if (d.parameters[1] != 0.0) StencilTerm::add_hessian_diagonal(d, x, diag);
 }
 
@@ -152,8 +156,10 @@ void DampingTerm::pull_back(TermData& d, const Eigen::VectorXd& x, const Eigen::
                             const StepInputBars& bars) const {
   DampingData& s = damping(d);
   if (bars.x_prev) apply(s, -d.parameters[0], -d.parameters[1], lambda, *bars.x_prev);  // C = C^T
-  if (!bars.parameters) return;
+  if (!bars.parameters && !bars.mass) return;
   s.dx = x - *d.step.x_prev;
+  if (bars.mass) *bars.mass += (d.parameters[0] / d.step.dt) * lambda.cwiseProduct(s.dx);
+  if (!bars.parameters) return;
   for (int j = 0; j < 2; ++j) {
     s.work.setZero(x.size());
     apply(s, j == 0 ? 1.0 : 0.0, j == 1 ? 1.0 : 0.0, s.dx, s.work);
@@ -165,9 +171,11 @@ void DampingTerm::push_forward(TermData& d, const Eigen::VectorXd& x,
                                const StepInputDirections& directions, Eigen::VectorXd& out) const {
   DampingData& s = damping(d);
   if (directions.x_prev) apply(s, -d.parameters[0], -d.parameters[1], *directions.x_prev, out);
-  if (!directions.parameters) return;
+  if (!directions.parameters && !directions.mass) return;
   s.dx = x - *d.step.x_prev;
-  apply(s, directions.parameters[0], directions.parameters[1], s.dx, out);
+  if (directions.mass) out += (d.parameters[0] / d.step.dt) * directions.mass->cwiseProduct(s.dx);
+  if (directions.parameters)
+    apply(s, directions.parameters[0], directions.parameters[1], s.dx, out);
 }
 
 std::vector<ParameterGroup> DampingTerm::parameter_groups() const {

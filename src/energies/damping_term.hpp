@@ -3,7 +3,8 @@
 ///   D(x) = 1/(2 dt) (x - x_n)^T (alpha M + beta K_0) (x - x_n),
 /// so that dD/dx = (alpha M + beta K_0) v_{n+1} is the damping force of the new velocity.
 /// K_0 is the elastic stiffness at the rest state, element by element (the stencils; the
-/// classical linear Rayleigh matrix C = alpha M + beta K_0), M the lumped mass (diagonal).
+/// classical linear Rayleigh matrix C = alpha M + beta K_0), M the step's lumped masses
+/// (StepContext::mass: they follow the densities a rollout sets).
 /// Why frozen: a K re-evaluated at x_n would make the adjoint need third derivatives of the
 /// energy (and of the PSD projection); a frozen C keeps every gradient exact. The price: C does
 /// not follow the material parameters a rollout sets, and beta damps large rigid rotations
@@ -27,6 +28,7 @@ class DampingTerm final : public StencilTerm {
   std::string name() const override { return "damping"; }
   bool in_statics() const override { return false; }
   bool depends_on_previous_state(const TermData&) const override { return true; }
+  bool depends_on_mass(const TermData&) const override { return true; }
 
   // The mass part (diagonal) beside the stencils' stiffness part.
   double value(TermData& d, const Eigen::VectorXd& x) const override;
@@ -55,6 +57,8 @@ class DampingTerm final : public StencilTerm {
   };
   std::unique_ptr<Data> new_data() const override { return std::make_unique<DampingData>(); }
   static DampingData& damping(TermData& d) { return static_cast<DampingData&>(d); }
+  /// The step's masses (Model::mass where the context has none).
+  const Eigen::VectorXd& mass_of(const TermData& d) const;
   /// K_0,e for every element (row-major blocks), building the rollout's copy if needed.
   const std::vector<double>& stiffness(Data& d) const;
   /// Per element: scale * K_0,e u_e.

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <sstream>
 
+#include "inertia_term.hpp"
 #include "softgrad/detail/element_model.hpp"
 #include "softgrad/errors.hpp"
 
@@ -199,6 +200,7 @@ void ElasticTerm::validate_parameters(const double* p) const {
 }
 
 void add_elastic_terms(Model& model) {
+  ensure_inertia_term(model);  // also after the terms were cleared to be built again
   for (Body& b : model.bodies)
     model.terms.push_back(std::make_unique<ElasticTerm>(b, model.n_verts, model.dim));
 }

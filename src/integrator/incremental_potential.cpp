@@ -6,12 +6,17 @@
 #include <limits>
 #include <sstream>
 
+#include "../energies/inertia_term.hpp"
 #include "softgrad/errors.hpp"
 
 namespace softgrad {
 
 IncrementalPotential::IncrementalPotential(const Model& model)
-    : model_(model), fixed_(model.kinematic_dofs()) {
+    : model_(model), inertia_(inertia_term(model)), fixed_(model.kinematic_dofs()) {
+  if (!inertia_ && model.n_dofs() > 0)
+    throw InputError(
+        "the model has no inertia term: build its bodies with add_body or "
+        "add_rigid_body, which put it first");
   builder_ = std::make_unique<SparsityBuilder>(model.n_verts, model.dim);
   SparsityBuilder& builder = *builder_;
   for (size_t k = 0; k < model.terms.size(); ++k) {
@@ -32,12 +37,16 @@ IncrementalPotential::IncrementalPotential(const Model& model)
   initial_adaptive_ = model.initial_adaptive();
 }
 
-void IncrementalPotential::begin(const StepContext& ctx, const Eigen::VectorXd& xhat,
-                                 const TermParameters& p) {
+void IncrementalPotential::begin(const StepContext& ctx, const TermParameters& p) {
   SOFTGRAD_CHECK(p.size() == model_.terms.size(),
                  "parameters for " << p.size() << " of " << model_.terms.size() << " terms");
   dt_ = ctx.dt;
-  xhat_ = xhat;
+  if (inertia_)
+    inertia_->masses(p[0].data(), mass_);
+  else
+    mass_ = model_.mass;
+  StepContext step = ctx;
+  step.mass = &mass_;
   if (ctx.adaptive && ctx.adaptive->size() > 0) {
     if (ctx.adaptive->size() != initial_adaptive_.size())
       throw InputError("the state's adaptive values: expected " +
@@ -48,7 +57,7 @@ void IncrementalPotential::begin(const StepContext& ctx, const Eigen::VectorXd& 
     adaptive_ = initial_adaptive_;
   }
   for (size_t k = 0; k < data_.size(); ++k) {
-    data_[k]->step = ctx;
+    data_[k]->step = step;
     data_[k]->parameters = p[k].data();
     data_[k]->adaptive =
         model_.terms[k]->n_adaptive() > 0 ? adaptive_.data() + adaptive_offset_[k] : nullptr;
@@ -63,13 +72,8 @@ void IncrementalPotential::update_adaptive(const Eigen::VectorXd& x, Eigen::Vect
       model_.terms[k]->update_adaptive(*data_[k], x, adaptive.data() + adaptive_offset_[k]);
 }
 
-double IncrementalPotential::inertia(const Eigen::VectorXd& x) {
-  scratch_ = x - xhat_;
-  return 0.5 / (dt_ * dt_) * scratch_.dot(model_.mass.cwiseProduct(scratch_));
-}
-
 double IncrementalPotential::value(const Eigen::VectorXd& x) {
-  double phi = dynamic() ? inertia(x) : 0.0;
+  double phi = 0.0;
   for (size_t k = 0; k < data_.size(); ++k)
     if (active(static_cast<int>(k))) phi += model_.terms[k]->value(*data_[k], x);
   return phi;
@@ -77,8 +81,8 @@ double IncrementalPotential::value(const Eigen::VectorXd& x) {
 
 std::string IncrementalPotential::infeasibility(const Eigen::VectorXd& x) {
   if (!x.allFinite()) return "a position is not a finite number";
-  if (dynamic()) {
-    if (!std::isfinite(inertia(x))) {
+  if (dynamic() && inertia_) {
+    if (!std::isfinite(inertia_->value(*data_[0], x))) {
       std::ostringstream os;
       os << "the inertia term M |x - x_pred|^2 / (2 dt^2) is not finite ";
       if (!std::isfinite(1.0 / (dt_ * dt_)))
@@ -88,7 +92,7 @@ std::string IncrementalPotential::infeasibility(const Eigen::VectorXd& x) {
       return os.str();
     }
   }
-  for (size_t k = 0; k < data_.size(); ++k) {
+  for (size_t k = inertia_ ? 1 : 0; k < data_.size(); ++k) {
     if (!active(static_cast<int>(k))) continue;
     const double e = model_.terms[k]->value(*data_[k], x);
     if (std::isnan(e))
@@ -122,13 +126,7 @@ bool IncrementalPotential::correct_direction(const Eigen::VectorXd& x, const Eig
 
 double IncrementalPotential::value_and_gradient(const Eigen::VectorXd& x, Eigen::VectorXd& g) {
   double phi = 0.0;
-  if (dynamic()) {
-    scratch_ = x - xhat_;
-    g = model_.mass.cwiseProduct(scratch_) / (dt_ * dt_);
-    phi = 0.5 * scratch_.dot(g);
-  } else {
-    g.setZero(x.size());
-  }
+  g.setZero(x.size());
   for (size_t k = 0; k < data_.size(); ++k) {
     if (!active(static_cast<int>(k))) continue;
     phi += model_.terms[k]->value_and_gradient(*data_[k], x, g);
@@ -141,7 +139,6 @@ double IncrementalPotential::value_and_gradient(const Eigen::VectorXd& x, Eigen:
 void IncrementalPotential::hessian(const Eigen::VectorXd& x, bool project) {
   for (;;) {
     assembler_->set_zero();
-    if (dynamic()) assembler_->add_diagonal(model_.mass / (dt_ * dt_));
     for (size_t k = 0; k < data_.size(); ++k)
       if (active(static_cast<int>(k)))
         model_.terms[k]->add_hessian(*data_[k], x, project, *assembler_);
@@ -168,11 +165,7 @@ void IncrementalPotential::Operator::apply(const Eigen::VectorXd& in, Eigen::Vec
   Eigen::VectorXd& u = phi.scratch_;
   u = in;
   for (int i : phi.fixed_) u[i] = 0.0;
-  if (phi.dynamic()) {
-    out = phi.model_.mass.cwiseProduct(u) / (phi.dt_ * phi.dt_);
-  } else {
-    out.setZero(in.size());
-  }
+  out.setZero(in.size());
   for (size_t k = 0; k < phi.data_.size(); ++k)
     if (phi.active(static_cast<int>(k)))
       phi.model_.terms[k]->add_hessian_vector_product(*phi.data_[k], x_, u, out);
@@ -181,11 +174,7 @@ void IncrementalPotential::Operator::apply(const Eigen::VectorXd& in, Eigen::Vec
 
 void IncrementalPotential::Operator::diagonal(Eigen::VectorXd& d) const {
   IncrementalPotential& phi = phi_;
-  if (phi.dynamic()) {
-    d = phi.model_.mass / (phi.dt_ * phi.dt_);
-  } else {
-    d.setZero(x_.size());
-  }
+  d.setZero(x_.size());
   for (size_t k = 0; k < phi.data_.size(); ++k)
     if (phi.active(static_cast<int>(k)))
       phi.model_.terms[k]->add_hessian_diagonal(*phi.data_[k], x_, d);

@@ -1,8 +1,9 @@
 /// @file incremental_potential.hpp
-/// The objective Newton minimises: Phi(x) = 1/(2 dt^2) (x - xhat)^T M (x - xhat) + sum W_k(x)
-/// in dynamics, sum of the static terms in statics. Kinematic dofs are eliminated: the gradient
-/// is zeroed there and the Hessian has identity rows and columns. It owns one rollout's
-/// workspace for the model's terms: their TermData and the assembled Hessian.
+/// The objective Newton minimises: Phi(x) = sum W_k(x) over the model's terms, inertia first
+/// (1/(2 dt^2) (x - xhat)^T M (x - xhat), dynamics only), the static terms in statics. It sets
+/// each step's masses M from the inertia term's parameters (the densities). Kinematic dofs are
+/// eliminated: the gradient is zeroed there and the Hessian has identity rows and columns. It owns
+/// one rollout's workspace for the model's terms: their TermData and the assembled Hessian.
 #pragma once
 
 #include <memory>
@@ -15,16 +16,23 @@
 
 namespace softgrad {
 
+class InertiaTerm;
+
 class IncrementalPotential {
  public:
   /// Makes every term's data and analyses the Hessian's pattern (once).
+  /// @throws InputError if the model has dofs but no inertia term.
   explicit IncrementalPotential(const Model& model);
 
-  /// Starts a dynamic step (dt > 0, inertia around xhat) or a static solve (dt = 0), with the
+  /// Starts a dynamic step (dt > 0) or a static solve (dt = 0), with the
   /// rollout's parameter values (which must outlive the step's evaluations) and the terms'
   /// adaptive values in ctx.adaptive (copied; none: their initial values).
   /// @throws InputError if ctx.adaptive has the wrong length.
-  void begin(const StepContext& ctx, const Eigen::VectorXd& xhat, const TermParameters& p);
+  void begin(const StepContext& ctx, const TermParameters& p);
+  /// The step's lumped masses (StepContext::mass of every term), set by begin().
+  const Eigen::VectorXd& mass() const { return mass_; }
+  /// The model's inertia term (its first), or null for a model without dofs.
+  const InertiaTerm* inertia() const { return inertia_; }
   /// The terms' adaptive values for the next step, after this one converged at x.
   void update_adaptive(const Eigen::VectorXd& x, Eigen::VectorXd& adaptive);
   bool dynamic() const { return dt_ > 0.0; }
@@ -68,9 +76,8 @@ class IncrementalPotential {
   };
 
  private:
-  /// The inertia term M |x - xhat|^2 / (2 dt^2) of a dynamic step (uses scratch_).
-  double inertia(const Eigen::VectorXd& x);
   const Model& model_;
+  const InertiaTerm* inertia_;
   std::vector<std::unique_ptr<TermData>> data_;
   std::unique_ptr<HessianAssembler> assembler_;
   /// The terms' declared stencils: the pattern grows from them when contact pairs appear.
@@ -81,7 +88,7 @@ class IncrementalPotential {
   std::vector<std::pair<int, const DirectionCorrection*>> corrections_;
   std::vector<int> fixed_;
   double dt_ = 0.0;
-  Eigen::VectorXd xhat_;
+  Eigen::VectorXd mass_;              ///< the step's masses
   Eigen::VectorXd adaptive_;          ///< this step's adaptive values (State::adaptive)
   Eigen::VectorXd initial_adaptive_;  ///< Model::initial_adaptive(), once
   std::vector<int> adaptive_offset_;  ///< per term: its first value in adaptive_

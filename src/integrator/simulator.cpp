@@ -88,7 +88,7 @@ NewtonReport Simulator::step(State& s, const TermParameters& parameters,
   const double t_next = s.t + dt;
   StepContext ctx{dt, t_next, &s.x, &s.v, s.step, &s.adaptive};
   const Eigen::VectorXd xhat = s.x + dt * s.v;
-  impl_->phi->begin(ctx, xhat, parameters);
+  impl_->phi->begin(ctx, parameters);
   // Initial guess: the inertial prediction, or the start if that is infeasible.
   Eigen::VectorXd x = xhat;
   apply_kinematics(t_next, prescribed, x);
@@ -140,7 +140,7 @@ bool Simulator::accelerated_guess(const State& s, double t_next, const Eigen::Ve
   // dPhi/dx = -M v_n / h - f(x_n), so the guess is x_n - h^2 M^-1 dPhi/dx (x_n), one gradient.
   // Dofs without mass keep xhat.
   const double h2 = options_.dt * options_.dt;
-  const Eigen::VectorXd& m = model_->mass;
+  const Eigen::VectorXd& m = phi.mass();
   guess = xhat;
   if (s.a.size() == guess.size()) {
     for (Eigen::Index i = 0; i < guess.size(); ++i)
@@ -172,7 +172,7 @@ NewtonReport Simulator::solve_static(State& s, const TermParameters& parameters,
         "a static solve needs boundary conditions: with no fixed vertex the equilibrium is "
         "singular (rigid motions) or unbounded (gravity)");
   StepContext ctx{0.0, s.t, &s.x, &s.v, 0, &s.adaptive};
-  impl_->phi->begin(ctx, s.x, parameters);
+  impl_->phi->begin(ctx, parameters);
   Eigen::VectorXd x = s.x;
   apply_kinematics(s.t, prescribed, x);
   const double tol = options_.newton.tolerance * model_->length_scale();
@@ -192,7 +192,7 @@ double Simulator::potential_energy(const Eigen::VectorXd& x, const TermParameter
                                    double t) {
   check_parameters(parameters);
   const Eigen::VectorXd v = Eigen::VectorXd::Zero(x.size());
-  impl_->phi->begin(StepContext{0.0, t, &x, &v, 0}, x, parameters);
+  impl_->phi->begin(StepContext{0.0, t, &x, &v, 0}, parameters);
   double e = 0.0;
   for (size_t k = 0; k < model_->terms.size(); ++k)
     if (model_->terms[k]->in_statics()) e += model_->terms[k]->value(impl_->phi->data(k), x);
@@ -203,7 +203,7 @@ Eigen::VectorXd Simulator::potential_gradient(const Eigen::VectorXd& x,
                                               const TermParameters& parameters, double t) {
   check_parameters(parameters);
   const Eigen::VectorXd v = Eigen::VectorXd::Zero(x.size());
-  impl_->phi->begin(StepContext{0.0, t, &x, &v, 0}, x, parameters);
+  impl_->phi->begin(StepContext{0.0, t, &x, &v, 0}, parameters);
   Eigen::VectorXd g = Eigen::VectorXd::Zero(x.size());
   for (size_t k = 0; k < model_->terms.size(); ++k)
     if (model_->terms[k]->in_statics())

@@ -9,6 +9,7 @@
 #include <memory>
 #include <sstream>
 
+#include "../energies/inertia_term.hpp"
 #include "rigidity_term.hpp"
 #include "softgrad/errors.hpp"
 #include "softgrad/model.hpp"
@@ -103,7 +104,7 @@ namespace {
 void check_spec(const Model& model, const RigidBodySpec& spec, const std::string& where) {
   if (model.dim != 3 && !(model.bodies.empty() && model.n_verts == 0))
     throw InputError(where + ": rigid bodies need a 3D model");
-  if (!model.terms.empty())
+  if (model.terms.size() > (inertia_term(model) ? 1u : 0u))
     throw InputError(where + ": add rigid bodies before the model's energy terms");
   if (find_rigid_body(model, spec.name) >= 0)
     throw InputError(where + ": another rigid body has this name");
@@ -179,6 +180,7 @@ int add_rigid_body(Model& model, RigidBodySpec spec) {
     model.kinematic.push_back(std::move(group));
   }
   model.rigid_bodies.push_back(std::move(body));
+  ensure_inertia_term(model);
   return static_cast<int>(model.rigid_bodies.size()) - 1;
 }
 

@@ -47,7 +47,8 @@ std::vector<double> read_scene_table(const Source& src, const Json& j, const std
 }
 
 void read_vertex_masses(const ObjectReader& body, Model& model) {
-  const Body& b = model.bodies.back();
+  Body& b = model.bodies.back();
+  b.mass_from_density = false;
   const int n = b.mesh.n_verts(), d = model.dim;
   const std::vector<double> masses =
       read_scene_table(body.source(), body.at("vertex_masses"), body.path("vertex_masses"),

@@ -35,7 +35,7 @@ struct Fixture {
 
   explicit Fixture(const std::string& material) {
     model = box_model(material, 1e5, 0.3, 1000.0, {3, 2, 2}, {0.3, 0.2, 0.2});
-    term = model->terms.front().get();
+    term = model->terms[1].get();
     evaluation = std::make_unique<TermEvaluation>(*term, model->X);
     std::mt19937_64 rng(7);
     std::uniform_real_distribution<double> noise(-1.0, 1.0);

@@ -137,8 +137,8 @@ TEST_CASE("rigid/coupling: the attachment's derivatives, and zero energy under r
   bone.rotation = rotation(0.5, {1, 2, 3});
   add_rigid_body(*m, bone);
   add_attachment(*m, "grip", 0, {0, 3, 5, 6, 7}, 1e3);
-  REQUIRE(m->terms.at(0)->name() == "attachment:grip");
-  const EnergyTerm& term = *m->terms[0];
+  REQUIRE(m->terms.at(1)->name() == "attachment:grip");
+  const EnergyTerm& term = *m->terms[1];
   // Moved rigidly as a whole, the springs stay at rest: W = 0 and g = 0.
   const Eigen::Matrix3d R = rotation(1.1, {-1, 0.3, 2});
   const Eigen::Vector3d c(0.3, -0.2, 0.5);
@@ -227,7 +227,7 @@ TEST_CASE("rigid/coupling: shape contact derivatives, sliding and sticking, ever
       o.friction = 0.4;
       o.friction_velocity = 0.1;  // eps_v dt = 1e-3 m, far above the difference steps
       add_shape_contact(*m, o);
-      REQUIRE(m->terms.at(0)->name() == "shape_contact");
+      REQUIRE(m->terms.at(1)->name() == "shape_contact");
       // At the start of the step: the body turned, each vertex near its surface point (gaps
       // within dhat; the penalty's also inside, except at the box's edges and corners). Over the
       // step: the body moves and turns, each vertex slides 5 mm along the tangent plane or sticks
@@ -247,7 +247,7 @@ TEST_CASE("rigid/coupling: shape contact derivatives, sliding and sticking, ever
         x_prev.segment<3>(3 * v) = p_n + A_n * Y;
         x.segment<3>(3 * v) = p + A * (Y + (v % 2 ? 5e-3 : 1e-4) * t);
       }
-      check_term(*m->terms[0], x_prev, 0.01, x);
+      check_term(*m->terms[1], x_prev, 0.01, x);
     }
 }
 

@@ -75,8 +75,8 @@ TEST_CASE("rigid/derivatives: the orthogonality energy") {
   add_rigidity_term(*model);
   std::mt19937_64 gen(3);
   const Eigen::VectorXd x = perturbed(*model, gen, 0.05);
-  TermEvaluation eval(*model->terms[0], model->X);
-  check_term(*model->terms[0], eval.data(), x, model->n_verts);
+  TermEvaluation eval(*model->terms[1], model->X);
+  check_term(*model->terms[1], eval.data(), x, model->n_verts);
 }
 
 TEST_CASE("rigid/derivatives: each joint type, its limits engaged") {
@@ -96,8 +96,8 @@ TEST_CASE("rigid/derivatives: each joint type, its limits engaged") {
       add_joint_term(*model);
       std::mt19937_64 gen(7);
       const Eigen::VectorXd x = perturbed(*model, gen, 0.02);
-      TermEvaluation eval(*model->terms[0], model->X);
-      check_term(*model->terms[0], eval.data(), x, model->n_verts);
+      TermEvaluation eval(*model->terms[1], model->X);
+      check_term(*model->terms[1], eval.data(), x, model->n_verts);
     }
   }
 }
@@ -123,21 +123,21 @@ TEST_CASE("rigid/derivatives: motors in each mode, and their targets' products")
     const Eigen::VectorXd x = perturbed(*model, gen, 0.01);
     Eigen::VectorXd targets(3);
     targets << 0.2, -0.3, 0.1;
-    TermEvaluation eval(*model->terms[0], x_prev, 0.01, targets, /*step=*/1);
-    check_term(*model->terms[0], eval.data(), x, model->n_verts);
+    TermEvaluation eval(*model->terms[1], x_prev, 0.01, targets, /*step=*/1);
+    check_term(*model->terms[1], eval.data(), x, model->n_verts);
     // lambda . d(dW/dx)/d(target of step 1) against differences of the gradient.
     const Eigen::VectorXd lambda = Eigen::VectorXd::NullaryExpr(
         x.size(), [](Eigen::Index i) { return std::cos(0.7 * static_cast<double>(i)); });
     Eigen::VectorXd bar = Eigen::VectorXd::Zero(3);
-    model->terms[0]->pull_back(eval.data(), x, lambda, {bar.data(), nullptr});
+    model->terms[1]->pull_back(eval.data(), x, lambda, {bar.data(), nullptr});
     const double h = 1e-6;
     Eigen::VectorXd tp = targets, tm = targets;
     tp[1] += h;
     tm[1] -= h;
-    TermEvaluation ep(*model->terms[0], x_prev, 0.01, tp, 1),
-        em(*model->terms[0], x_prev, 0.01, tm, 1);
-    const double fd = lambda.dot(term_gradient(*model->terms[0], ep.data(), x) -
-                                 term_gradient(*model->terms[0], em.data(), x)) /
+    TermEvaluation ep(*model->terms[1], x_prev, 0.01, tp, 1),
+        em(*model->terms[1], x_prev, 0.01, tm, 1);
+    const double fd = lambda.dot(term_gradient(*model->terms[1], ep.data(), x) -
+                                 term_gradient(*model->terms[1], em.data(), x)) /
                       (2 * h);
     CHECK(bar[1] != 0.0);
     CHECK(bar[1] == doctest::Approx(fd).epsilon(1e-6));
@@ -174,24 +174,24 @@ TEST_CASE("rigid/derivatives: rigid contact with friction, and its previous-stat
     o.friction_velocity = 0.1;
     o.obstacles = {std::make_shared<HalfSpace>("ground", Eigen::Vector3d::Zero(), n)};
     add_contact(*model, o);
-    REQUIRE(model->terms.size() == 1);
-    CHECK(model->terms[0]->name() == "rigid_contact");
+    REQUIRE(model->terms.size() == 2);  // inertia, then the contact
+    CHECK(model->terms[1]->name() == "rigid_contact");
     // Tangential slips over the step: the ball slides (5e-3 m > eps), the box sticks (1e-4 m).
     const Eigen::Vector3d t1 = n.cross(Eigen::Vector3d::UnitZ()).normalized(), t2 = n.cross(t1);
     Eigen::VectorXd x = model->X;
     x.segment<3>(0) += 4e-3 * t1 + 3e-3 * t2;
     x.segment<3>(12) += 1e-4 * t2;
-    TermEvaluation eval(*model->terms[0], model->X, 0.01);
-    check_term(*model->terms[0], eval.data(), x, model->n_verts);
+    TermEvaluation eval(*model->terms[1], model->X, 0.01);
+    check_term(*model->terms[1], eval.data(), x, model->n_verts);
     // lambda . d(dW/dx)/dx_prev against differences of the gradient in x_prev.
     const Eigen::VectorXd lambda = Eigen::VectorXd::NullaryExpr(
         x.size(), [](Eigen::Index i) { return std::cos(0.3 * static_cast<double>(i)); });
     Eigen::VectorXd x_prev_bar = Eigen::VectorXd::Zero(x.size());
-    model->terms[0]->pull_back(eval.data(), x, lambda, {nullptr, &x_prev_bar});
+    model->terms[1]->pull_back(eval.data(), x, lambda, {nullptr, &x_prev_bar});
     const Eigen::VectorXd fd = fd_gradient(
         [&](const Eigen::VectorXd& xp) {
-          TermEvaluation e(*model->terms[0], xp, 0.01);
-          return lambda.dot(term_gradient(*model->terms[0], e.data(), x));
+          TermEvaluation e(*model->terms[1], xp, 0.01);
+          return lambda.dot(term_gradient(*model->terms[1], e.data(), x));
         },
         model->X, 1e-7);
     CHECK(x_prev_bar.norm() > 0.0);
