@@ -15,6 +15,8 @@
 
 namespace softgrad {
 
+struct SimulatorWorkspace;  // src/integrator/simulator_workspace.hpp
+
 struct NewtonOptions {
   /// Converged when ||dx||_inf <= tolerance * L (L the model's length scale) in statics, and
   /// ||dx||_inf / dt <= tolerance * L per second in dynamics (a velocity tolerance).
@@ -184,7 +186,8 @@ class Simulator {
   bool accelerated_guess(const State& s, double t_next, const Eigen::VectorXd* prescribed,
                          const Eigen::VectorXd& xhat, Eigen::VectorXd& x, NewtonStart& start);
 
-  friend class StepLinearization;  // the adjoint reuses the assembler and the pattern analysis
+  // The adjoint reuses the potential, the assembler's pattern and the solver's analysis.
+  friend SimulatorWorkspace simulator_workspace(Simulator& sim);
   struct Impl;
   std::shared_ptr<const Model> model_;
   SimulationOptions options_;

@@ -1,7 +1,7 @@
 #include "step_linearization.hpp"
 
 #include "../energies/inertia_term.hpp"
-#include "../integrator/simulator_impl.hpp"
+#include "../integrator/simulator_workspace.hpp"
 #include "softgrad/errors.hpp"
 #include "solvers/cg.hpp"
 
@@ -9,7 +9,9 @@ namespace softgrad {
 
 StepLinearization::StepLinearization(Simulator& sim, const LinearSolverOptions& options,
                                      bool keep_factorizations)
-    : sim_(sim), impl_(*sim.impl_), options_(options) {
+    : model_(sim.model()), dt_step_(sim.options().dt), options_(options) {
+  const SimulatorWorkspace workspace = simulator_workspace(sim);
+  phi_ = &workspace.potential;
   if (options_.kind.empty()) {
     options_.kind = sim.options().linear.kind;
     options_.preconditioner = sim.options().linear.preconditioner;
@@ -18,15 +20,15 @@ StepLinearization::StepLinearization(Simulator& sim, const LinearSolverOptions& 
     make_linear_solver(options_);  // validates the options
     matrix_free_ = std::make_unique<MatrixFreeCgSolver>(
         CgOptions{options_.rel_tol, options_.abs_tol, options_.max_iterations});
-  } else if (impl_.linear && options_.kind == sim.options().linear.kind &&
+  } else if (workspace.linear && options_.kind == sim.options().linear.kind &&
              options_.preconditioner == sim.options().linear.preconditioner &&
              options_.kind == "cholmod" && !keep_factorizations) {
-    solver_ = impl_.linear.get();  // the forward solve's symbolic analysis, reused
+    solver_ = workspace.linear;  // the forward solve's symbolic analysis, reused
   } else {
     // Kept factorisations need a solver of their own: recomputed forward steps (checkpoints)
     // factorise in the simulator's.
     own_solver_ = make_linear_solver(options_);
-    own_solver_->analyze(impl_.phi->matrix());
+    own_solver_->analyze(phi_->matrix());
     solver_ = own_solver_.get();
     reuse_ = keep_factorizations && solver_->is_direct();
   }
@@ -42,13 +44,11 @@ std::string StepLinearization::backend() const {
   return solver_->name();
 }
 
-const std::vector<int>& StepLinearization::kinematic_dofs() const {
-  return impl_.phi->fixed_dofs();
-}
+const std::vector<int>& StepLinearization::kinematic_dofs() const { return phi_->fixed_dofs(); }
 
 void StepLinearization::linearize(const State& prev, const Eigen::VectorXd& x, bool statics,
                                   const TermParameters& parameters) {
-  const double dt = statics ? 0.0 : sim_.options().dt;
+  const double dt = statics ? 0.0 : dt_step_;
   statics_ = statics;
   dt_ = dt;
   x_prev_ = prev.x;
@@ -57,11 +57,11 @@ void StepLinearization::linearize(const State& prev, const Eigen::VectorXd& x, b
   x_ = x;
   const StepContext ctx{dt,       statics ? prev.t : prev.t + dt, &x_prev_,
                         &v_prev_, statics ? 0 : prev.step,        &adaptive_};
-  impl_.phi->begin(ctx, parameters);
+  phi_->begin(ctx, parameters);
   indefinite_ = false;
   step_ = prev.step;
   if (matrix_free_) return;  // Hessian-vector products at solve time
-  impl_.phi->hessian(x_, /*project=*/false);
+  phi_->hessian(x_, /*project=*/false);
   stale_ = reuse_ && have_factor_ && !refactor_;
   if (!stale_) factorize_exact(prev.step);
 }
@@ -71,10 +71,10 @@ void StepLinearization::factorize_exact(int step) {
   refactor_ = false;
   have_factor_ = false;
   ++factorizations_;
-  const LinearSolveReport r = solver_->factorize(impl_.phi->matrix());
+  const LinearSolveReport r = solver_->factorize(phi_->matrix());
   if (r.status == LinearSolveReport::Status::NotPositiveDefinite) {
     indefinite_ = true;
-    lu_.compute(impl_.phi->matrix());
+    lu_.compute(phi_->matrix());
     if (lu_.info() != Eigen::Success)
       throw ConvergenceError("the exact Hessian at step " + std::to_string(step) +
                              " is singular: the solution is not an isolated minimum, so its "
@@ -113,7 +113,7 @@ struct FactorPreconditioner {
 
 bool StepLinearization::solve_with_kept_factor(const Eigen::VectorXd& b, Eigen::VectorXd& lambda,
                                                RecycledGuess* recycled, LinearSolveReport& r) {
-  assembled_.set(impl_.phi->matrix());  // the pattern may change (contact): analysed anew
+  assembled_.set(phi_->matrix());  // the pattern may change (contact): analysed anew
   if (lambda.size() != b.size()) lambda.setZero(b.size());
   for (int i : kinematic_dofs()) lambda[i] = 0.0;
   if (recycled) recycled->guess(assembled_, b, lambda);
@@ -145,15 +145,15 @@ LinearSolveReport StepLinearization::solve(const Eigen::VectorXd& rhs, Eigen::Ve
     lambda = lu_.solve(b);
     r.status = LinearSolveReport::Status::Converged;
   } else if (matrix_free_) {
-    const IncrementalPotential::Operator op(*impl_.phi, x_);
+    const IncrementalPotential::Operator op(*phi_, x_);
     if (lambda.size() != b.size()) lambda.setZero(b.size());
     if (recycled) recycled->guess(op, b, lambda);
     r = matrix_free_->solve(op, b, lambda);
     if (r.status == LinearSolveReport::Status::NotPositiveDefinite) {
       // Negative curvature: assemble once and solve this step by LU.
       indefinite_ = true;
-      impl_.phi->hessian(x_, false);
-      lu_.compute(impl_.phi->matrix());
+      phi_->hessian(x_, false);
+      lu_.compute(phi_->matrix());
       if (lu_.info() != Eigen::Success)
         throw ConvergenceError("adjoint: the exact Hessian is singular at this step");
       lambda = lu_.solve(b);
@@ -167,7 +167,7 @@ LinearSolveReport StepLinearization::solve(const Eigen::VectorXd& rhs, Eigen::Ve
       // The solver's own operator where it has one (its layout analysed once per pattern).
       const LinearOperator* op = solver_->matrix_operator();
       if (!op) {
-        assembled_.set(impl_.phi->matrix());  // the pattern may change (contact): analysed anew
+        assembled_.set(phi_->matrix());  // the pattern may change (contact): analysed anew
         op = &assembled_;
       }
       recycled->guess(*op, b, lambda);
@@ -190,12 +190,12 @@ LinearSolveReport StepLinearization::solve(const Eigen::VectorXd& rhs, Eigen::Ve
 LinearSolveReport StepLinearization::solve_directly(const Eigen::VectorXd& b,
                                                     Eigen::VectorXd& lambda,
                                                     const LinearSolveReport& failed) {
-  if (matrix_free_) impl_.phi->hessian(x_, /*project=*/false);        // else assembled by linearize
+  if (matrix_free_) phi_->hessian(x_, /*project=*/false);             // else assembled by linearize
   if (!direct_) direct_ = make_linear_solver(LinearSolverOptions{});  // CHOLMOD
-  LinearSolveReport r = direct_->factorize(impl_.phi->matrix());
+  LinearSolveReport r = direct_->factorize(phi_->matrix());
   ++factorizations_;
   if (r.status == LinearSolveReport::Status::NotPositiveDefinite) {
-    lu_.compute(impl_.phi->matrix());
+    lu_.compute(phi_->matrix());
     if (lu_.info() != Eigen::Success) return failed;
     indefinite_ = true;
     lambda = lu_.solve(b);
@@ -210,8 +210,8 @@ LinearSolveReport StepLinearization::solve_directly(const Eigen::VectorXd& b,
 }
 
 void StepLinearization::hessian_product(const Eigen::VectorXd& u, Eigen::VectorXd& out) {
-  const Model& model = sim_.model();
-  IncrementalPotential& phi = *impl_.phi;
+  const Model& model = model_;
+  IncrementalPotential& phi = *phi_;
   out.setZero(u.size());
   for (size_t k = 0; k < model.terms.size(); ++k)
     if (phi.active(static_cast<int>(k)))
@@ -221,8 +221,8 @@ void StepLinearization::hessian_product(const Eigen::VectorXd& u, Eigen::VectorX
 void StepLinearization::pull_back(const Eigen::VectorXd& lambda, Eigen::VectorXd& x_prev_bar,
                                   Eigen::VectorXd& v_prev_bar,
                                   std::vector<Eigen::VectorXd>& term_bars) {
-  const Model& model = sim_.model();
-  IncrementalPotential& phi = *impl_.phi;
+  const Model& model = model_;
+  IncrementalPotential& phi = *phi_;
   scratch_ = -lambda;  // every product is linear in lambda: pass -lambda to get -lambda^T dg/dy
   // The masses are a step input set by the inertia term's densities: their bar, gathered from
   // every term that weighs with them, goes back onto those.
@@ -247,8 +247,8 @@ void StepLinearization::pull_back(const Eigen::VectorXd& lambda, Eigen::VectorXd
 
 void StepLinearization::push_forward(const Eigen::VectorXd& dx_prev, const Eigen::VectorXd& dv_prev,
                                      const std::vector<const double*>& dp, Eigen::VectorXd& dg) {
-  const Model& model = sim_.model();
-  IncrementalPotential& phi = *impl_.phi;
+  const Model& model = model_;
+  IncrementalPotential& phi = *phi_;
   dg.setZero(x_.size());
   const InertiaTerm* inertia = phi.inertia();
   const bool densities = inertia && !dp.empty() && dp[0];

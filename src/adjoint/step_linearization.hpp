@@ -18,6 +18,8 @@
 
 namespace softgrad {
 
+class IncrementalPotential;
+
 class StepLinearization {
  public:
   /// Uses the simulator's potential and assembler (pattern analysed once), and its linear
@@ -87,8 +89,9 @@ class StepLinearization {
   LinearSolveReport solve_directly(const Eigen::VectorXd& b, Eigen::VectorXd& lambda,
                                    const LinearSolveReport& failed);
 
-  Simulator& sim_;
-  Simulator::Impl& impl_;
+  const Model& model_;
+  double dt_step_;             ///< the simulator's dt
+  IncrementalPotential* phi_;  ///< the simulator's
   LinearSolverOptions options_;
   std::unique_ptr<LinearSolver> own_solver_;  ///< when the kind differs from Newton's
   LinearSolver* solver_ = nullptr;            ///< null for matrix-free

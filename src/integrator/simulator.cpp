@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "simulator_impl.hpp"
+#include "simulator_workspace.hpp"
 #include "softgrad/errors.hpp"
 #include "softgrad/log.hpp"
 
@@ -60,6 +61,10 @@ void Simulator::check_parameters(const TermParameters& p) const {
       throw InputError("parameters of term '" + model_->terms[k]->name() +
                        "': " + std::to_string(p[k].size()) + " values, expected " +
                        std::to_string(n_parameters_[k]));
+}
+
+SimulatorWorkspace simulator_workspace(Simulator& sim) {
+  return {*sim.impl_->phi, sim.impl_->linear.get()};
 }
 
 State Simulator::rest_state() const { return model_->rest_state(); }

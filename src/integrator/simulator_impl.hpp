@@ -1,6 +1,5 @@
 /// @file simulator_impl.hpp
-/// The Simulator's internals, shared with the adjoint (src/adjoint), which linearises converged
-/// steps with the same incremental potential and the same analysed sparsity pattern.
+/// The Simulator's internals (the adjoint sees only simulator_workspace.hpp).
 #pragma once
 
 #include <memory>

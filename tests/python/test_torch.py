@@ -157,3 +157,21 @@ def test_gradcheck_2d_per_step_forces_and_modulus():
     forces = torch.from_numpy(np.random.default_rng(4).normal(0, 0.2, (4, scene.n_vertices, 2)))
     assert gradcheck(f, (forces.requires_grad_(),
                          torch.tensor(0.0, dtype=f64, requires_grad=True)))
+
+
+def test_gradcheck_2d_density_tied_and_per_element_with_contact():
+    # The masses follow the density (inertia, gravity, mass damping, contact against them): the
+    # adjoint through softgrad.torch against central differences.
+    scene = softgrad.load(beam_2d(steps=6, contact=True, loss=False))
+    rollout = scene.rollout()
+    name = next(p for p in scene.parameters() if "density:" in p and not p.endswith("[]"))
+    field = name + "[]"
+    assert field in scene.parameters()
+
+    def f(log_rho, log_field):
+        return sgt.simulate(scene, rollout, {name: 1000.0 * torch.exp(log_rho)})[0] + \
+            sgt.simulate(scene, rollout, {field: 1000.0 * torch.exp(log_field)})[0]
+
+    n = scene.n_elements
+    assert gradcheck(f, (torch.tensor(0.1, dtype=f64, requires_grad=True),
+                         torch.linspace(-0.2, 0.2, n, dtype=f64).requires_grad_()))

@@ -28,6 +28,13 @@ constexpr int kMaxStepsLarge = 10;  // for models of more than 20,000 dofs (the 
 
 std::vector<double> values(const Eigen::VectorXd& v) { return {v.data(), v.data() + v.size()}; }
 
+// Each block's number of values (so that a comparison can match blocks by name).
+std::vector<int> block_sizes(const ParameterSet& params) {
+  std::vector<int> sizes;
+  for (const ParameterSet::Block& b : params.blocks()) sizes.push_back(b.size);
+  return sizes;
+}
+
 // The scene's own parameters, then every scalar and tied per-element group, v0 and the
 // controller, each once.
 std::vector<std::string> parameter_names(const Scene& scene, const Simulator& sim,
@@ -86,6 +93,7 @@ json dump_scene(const std::filesystem::path& file, const std::filesystem::path& 
   const std::vector<std::string> names = parameter_names(scene, sim, rollout);
   j["parameters"] = names;
   const ParameterSet params(sim, rollout, names);
+  j["parameter_sizes"] = block_sizes(params);
   const GradientResult g = gradient(sim, traj, *loss, params);
   j["loss"] = g.loss;
   j["gradient"] = values(g.gradient);
@@ -98,6 +106,7 @@ json dump_scene(const std::filesystem::path& file, const std::filesystem::path& 
   if (!small.empty() && !rollout.controller) {
     const ParameterSet few(sim, rollout, small);
     j["tangent_parameters"] = small;
+    j["tangent_parameter_sizes"] = block_sizes(few);
     j["tangent_gradient"] = values(tangent_gradient(sim, rollout, *loss, few).gradient);
   }
   return j;
