@@ -5,7 +5,7 @@
 /// static solve minimises the sum of the static terms. Inertia, elasticity, gravity, damping,
 /// external forces, contact and muscles are terms; new ones plug in without touching the
 /// integrator. The lumped masses M are a step input like the start of the step: the inertia
-/// term's parameters (densities, rigid masses) set them per rollout, and the terms that weigh
+/// term's parameters (the bodies' densities) set them per rollout, and the terms that weigh
 /// with them (gravity, damping) read them from the StepContext.
 ///
 /// A term is part of the Model and never changes after loading: every function here is const.
