@@ -26,6 +26,7 @@
 #include <vector>
 
 #include "cantilever_beam.hpp"
+#include "command_line.hpp"
 #include "softgrad/adjoint.hpp"
 #include "softgrad/detail/assembly.hpp"
 #include "softgrad/openmp_waiting.hpp"
@@ -44,20 +45,13 @@ double seconds_since(Clock::time_point t0) {
   return std::chrono::duration<double>(Clock::now() - t0).count();
 }
 
-std::vector<std::string> split(const std::string& s) {
-  std::vector<std::string> out;
-  std::stringstream ss(s);
-  for (std::string item; std::getline(ss, item, ',');) out.push_back(item);
-  return out;
-}
-
 /// Cells of about 10k, 100k and 1M tetrahedra (6 per cell) for the 1 x 0.1 x 0.1 m beam.
 Cells cells_of(const std::string& size) {
   if (size == "10k") return {46, 6, 6};      // 9,936 tets
   if (size == "100k") return {100, 13, 13};  // 101,400 tets
   if (size == "1M") return {215, 28, 28};    // 1,011,360 tets
   if (auto c = parse_cells(size)) return *c;
-  throw InputError("gpu_newton: unknown size '" + size + "' (10k, 100k, 1M or NXxNYxNZ)");
+  throw std::invalid_argument("unknown size '" + size + "' (10k, 100k, 1M or NXxNYxNZ)");
 }
 
 SimulationOptions options_for(const std::string& kind) {
@@ -245,23 +239,31 @@ int main(int argc, char** argv) {
   softgrad::restart_with_bounded_openmp_waiting(argv);
   using namespace softgrad;
   using namespace softgrad::bench;
-  std::string sizes = "10k,100k,1M", steps_arg = "3,2,1", out = "gpu_newton.json";
-  for (int i = 1; i + 1 < argc; i += 2) {
-    const std::string key = argv[i];
-    if (key == "--sizes")
-      sizes = argv[i + 1];
-    else if (key == "--steps")
-      steps_arg = argv[i + 1];
-    else if (key == "--out")
-      out = argv[i + 1];
-  }
+  std::vector<std::string> names = {"10k", "100k", "1M"};
+  std::vector<int> steps_list = {3, 2, 1};
+  std::string out = "gpu_newton.json";
+  if (!parse_command_line(
+          argc, argv, "gpu_newton",
+          "usage: gpu_newton [--sizes 10k,100k,1M] [--steps 3,2,1] [--out gpu_newton.json]",
+          {{"--sizes",
+            [&](Arguments& a) {
+              names = a.list();
+              for (const std::string& n : names) cells_of(n);
+            }},
+           {"--steps",
+            [&](Arguments& a) {
+              steps_list.clear();
+              for (const std::string& n : a.list()) steps_list.push_back(parse_int("--steps", n));
+              for (int n : steps_list)
+                if (n < 1) throw std::invalid_argument("--steps must be >= 1");
+            }},
+           {"--out", [&](Arguments& a) { out = a.value(); }}}))
+    return 1;
   std::string why;
   if (cuda::device_count(&why) == 0) {
     std::printf("gpu_newton: skipped: no CUDA device (%s)\n", why.c_str());
     return 77;
   }
-  const std::vector<std::string> names = split(sizes);
-  const std::vector<std::string> steps_list = split(steps_arg);
   json result = {{"benchmark", "gpu_newton"},
                  {"device", cuda::device_description()},
                  {"cpu_threads", omp_get_max_threads()},
@@ -271,7 +273,7 @@ int main(int argc, char** argv) {
                   "element kernels against the CPU ones at one Newton iterate"}};
   for (size_t k = 0; k < names.size(); ++k) {
     const Cells cells = cells_of(names[k]);
-    const int steps = k < steps_list.size() ? std::stoi(steps_list[k]) : 1;
+    const int steps = k < steps_list.size() ? steps_list[k] : 1;
     BeamMaterial material;
     material.youngs = 1e6;
     const Cantilever c = make_cantilever(cells, material);

@@ -17,7 +17,9 @@
 #include <sstream>
 #include <string>
 
+#include "command_line.hpp"
 #include "contact/mesh_contact_term.hpp"
+#include "machine_info.hpp"
 #include "softgrad/adjoint.hpp"
 #include "softgrad/openmp_waiting.hpp"
 #include "softgrad/scene.hpp"
@@ -26,6 +28,9 @@ namespace {
 
 using namespace softgrad;
 using json = nlohmann::ordered_json;
+
+const char* const kUsage =
+    "usage: mesh_contact [--repeats 3] [--out benchmarks/results/mesh_contact.json]";
 using Clock = std::chrono::steady_clock;
 
 double seconds_since(Clock::time_point t0) {
@@ -215,22 +220,21 @@ json weak_barrier() {
 
 int main(int argc, char** argv) {
   softgrad::restart_with_bounded_openmp_waiting(argv);
+  using softgrad::bench::Arguments;
   int repeats = 3;
   std::string out = "benchmarks/results/mesh_contact.json";
-  for (int i = 1; i + 1 < argc; i += 2) {
-    const std::string key = argv[i];
-    if (key == "--repeats") {
-      repeats = std::stoi(argv[i + 1]);
-    } else if (key == "--out") {
-      out = argv[i + 1];
-    } else {
-      std::cerr << "unknown option " << key << "\n";
-      return 1;
-    }
-  }
+  if (!softgrad::bench::parse_command_line(
+          argc, argv, "mesh_contact", kUsage,
+          {{"--repeats", [&](Arguments& a) { repeats = a.integer(); }},
+           {"--out", [&](Arguments& a) { out = a.value(); }}},
+          [&] {
+            if (repeats < 1) throw std::invalid_argument("--repeats must be >= 1");
+          }))
+    return 1;
   omp_set_num_threads(1);
   json result{
       {"threads", 1},
+      {"machine", softgrad::bench::machine_info<json>()},
       {"ball_on_block", json::array({ball_on_block(1, repeats), ball_on_block(2, repeats)})},
       {"impact_gradient", impact_gradient()},
       {"weak_barrier", weak_barrier()}};

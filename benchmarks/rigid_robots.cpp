@@ -5,7 +5,8 @@
 // an error of 5 cm (ball) and 10 cm (hand) (softgrad compare, CMA-ES its only baseline).
 // One thread; the quadruped's timings are the fastest of --repeats runs.
 //
-//   rigid_robots [--repeats 3] [--arm-budget 320000] [--out benchmarks/results/rigid_robots.json]
+//   rigid_robots [--repeats 3] [--ball-budget 200000] [--arm-budget 320000]
+//                [--out benchmarks/results/rigid_robots.json]
 #include <omp.h>
 
 #include <chrono>
@@ -18,6 +19,8 @@
 
 #include "app/console.hpp"
 #include "app/scene_commands.hpp"
+#include "command_line.hpp"
+#include "machine_info.hpp"
 #include "softgrad/adjoint.hpp"
 #include "softgrad/locomotion.hpp"
 #include "softgrad/openmp_waiting.hpp"
@@ -27,6 +30,10 @@ namespace {
 
 using namespace softgrad;
 using json = nlohmann::ordered_json;
+
+const char* const kUsage =
+    "usage: rigid_robots [--repeats 3] [--ball-budget 200000] [--arm-budget 320000] "
+    "[--out benchmarks/results/rigid_robots.json]";
 using Clock = std::chrono::steady_clock;
 
 double seconds_since(Clock::time_point t0) {
@@ -136,26 +143,25 @@ json duel(const std::string& name, long budget, double distance) {
 
 int main(int argc, char** argv) {
   softgrad::restart_with_bounded_openmp_waiting(argv);
+  using softgrad::bench::Arguments;
   int repeats = 3;
   long ball_budget = 200000, arm_budget = 320000;
   std::string out = "benchmarks/results/rigid_robots.json";
-  for (int i = 1; i + 1 < argc; i += 2) {
-    const std::string key = argv[i];
-    if (key == "--repeats")
-      repeats = std::stoi(argv[i + 1]);
-    else if (key == "--ball-budget")
-      ball_budget = std::stol(argv[i + 1]);
-    else if (key == "--arm-budget")
-      arm_budget = std::stol(argv[i + 1]);
-    else if (key == "--out")
-      out = argv[i + 1];
-    else {
-      std::cerr << "unknown option " << key << "\n";
-      return 1;
-    }
-  }
+  if (!softgrad::bench::parse_command_line(
+          argc, argv, "rigid_robots", kUsage,
+          {{"--repeats", [&](Arguments& a) { repeats = a.integer(); }},
+           {"--ball-budget", [&](Arguments& a) { ball_budget = a.integer(); }},
+           {"--arm-budget", [&](Arguments& a) { arm_budget = a.integer(); }},
+           {"--out", [&](Arguments& a) { out = a.value(); }}},
+          [&] {
+            if (repeats < 1) throw std::invalid_argument("--repeats must be >= 1");
+            if (ball_budget < 1 || arm_budget < 1)
+              throw std::invalid_argument("--ball-budget and --arm-budget must be >= 1");
+          }))
+    return 1;
   omp_set_num_threads(1);
   json result{{"threads", 1},
+              {"machine", softgrad::bench::machine_info<json>()},
               {"quadruped", quadruped(repeats)},
               {"ball_throw", duel("ball_throw", ball_budget, 0.05)},
               {"arm_reach", duel("arm_reach", arm_budget, 0.1)}};

@@ -14,6 +14,8 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "command_line.hpp"
+#include "machine_info.hpp"
 #include "softgrad/mesh_generators.hpp"
 #include "softgrad/openmp_waiting.hpp"
 #include "softgrad/sysid.hpp"
@@ -146,8 +148,10 @@ NumericRun numeric_fit(const Recording& rec, const Eigen::Vector2d& guess, int s
 int main(int argc, char** argv) {
   softgrad::restart_with_bounded_openmp_waiting(argv);
   std::string out = "benchmarks/results/sysid_cantilever.json";
-  for (int i = 1; i + 1 < argc; ++i)
-    if (std::string(argv[i]) == "--out") out = argv[i + 1];
+  if (!softgrad::bench::parse_command_line(
+          argc, argv, "sysid_cantilever", "usage: sysid_cantilever [--out FILE.json]",
+          {{"--out", [&](softgrad::bench::Arguments& a) { out = a.value(); }}}))
+    return 1;
   const int steps = 60;
   Problem truth = cantilever(5e4, 0.5, steps);
   const Recording rec = record(truth);
@@ -205,6 +209,7 @@ int main(int argc, char** argv) {
   j["simulation_ratio"] = double(simulations) / r.simulations;
   j["simulation_ratio_forward"] = double(forward.simulations) / r.simulations;
   j["wall_time_ratio"] = t_numeric / t_analytic;
+  j["machine"] = softgrad::bench::machine_info<nlohmann::json>();
   std::ofstream(out) << j.dump(2) << "\n";
   std::cout << "wrote " << out << "\n";
 }
