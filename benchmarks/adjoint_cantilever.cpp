@@ -48,7 +48,6 @@
 // not run now (the problem must be the same), so that sizes can be run with different --steps.
 // --project SIZE:N prints and records the memory that N steps of SIZE would need with and
 // without checkpointing, COMPUTED from the measured bytes per state (not measured).
-#include <omp.h>
 
 #include <cstdio>
 #include <cstdlib>
@@ -73,37 +72,14 @@ using Options = AdjointBenchOptions;
 Options parse_options(int argc, char** argv) {
   Options o;
   for (Arguments args(argc, argv); args.next();) {
+    if (take_beam_run_option(args, o)) continue;
     const std::string& a = args.option();
-    if (a == "--sizes") {
-      o.sizes = args.list();
-    } else if (a == "--backends") {
+    if (a == "--backends") {
       o.backends = args.list();
     } else if (a == "--checkpoints") {
       o.checkpoints = args.list();
-    } else if (a == "--steps") {
-      o.steps = args.integer();
-    } else if (a == "--dt") {
-      o.dt = args.number();
-    } else if (a == "--threads") {
-      o.threads = args.integer();
-    } else if (a == "--max-seconds") {
-      o.max_seconds = args.number();
-    } else if (a == "--out") {
-      o.out = args.value();
     } else if (a == "--merge") {
       o.merge = true;
-    } else if (a == "--material") {
-      o.beam.model = args.value();
-    } else if (a == "--youngs") {
-      o.beam.youngs = args.number();
-    } else if (a == "--poisson") {
-      o.beam.poisson = args.number();
-    } else if (a == "--density") {
-      o.beam.density = args.number();
-    } else if (a == "--newton-tol") {
-      o.newton_tol = args.number();
-    } else if (a == "--cg-tol") {
-      o.cg_tol = args.number();
     } else if (a == "--adjoint-tol") {
       o.adjoint_tol = args.number();
     } else if (a == "--project") {
@@ -124,16 +100,10 @@ Options parse_options(int argc, char** argv) {
       throw std::invalid_argument("unknown option " + a + "\n" + kAdjointUsage);
     }
   }
-  if (o.sizes.empty() || o.backends.empty() || o.checkpoints.empty())
-    throw std::invalid_argument("--sizes, --backends and --checkpoints must not be empty");
-  if (o.steps < 1) throw std::invalid_argument("--steps must be positive");
-  if (!(o.dt > 0.0)) throw std::invalid_argument("--dt must be positive");
-  if (o.threads < 0) throw std::invalid_argument("--threads must be positive");
-  if (!(o.max_seconds >= 0.0))
-    throw std::invalid_argument("--max-seconds must be >= 0 (0: no budget)");
+  if (o.backends.empty() || o.checkpoints.empty())
+    throw std::invalid_argument("--backends and --checkpoints must not be empty");
   if (o.project_steps < 1) throw std::invalid_argument("--project needs a positive step count");
-  if (o.threads == 0) o.threads = omp_get_max_threads();
-  for (const auto& s : o.sizes) parse_size(s);  // validate before running anything
+  check_beam_run_options(o);
   parse_size(o.project_size);
   for (const auto& b : o.backends) backend_options(b, o.cg_tol);
   for (const auto& c : o.checkpoints) checkpoint_every(c);

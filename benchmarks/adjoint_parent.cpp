@@ -24,34 +24,15 @@ double seconds_since(Clock::time_point t0) {
   return std::chrono::duration<double>(Clock::now() - t0).count();
 }
 
-/// x with all its digits, so that a child runs exactly the parent's problem.
-std::string num(double x) {
-  char buf[64];
-  std::snprintf(buf, sizeof(buf), "%.17g", x);
-  return buf;
-}
-
 /// The argument list of a child: --one SIZE BACKEND CHECKPOINTS plus the options of the run;
 /// budget_s 0 makes the child run all `steps`.
 std::vector<std::string> child_args(const Options& o, const std::string& size,
                                     const std::string& backend, const std::string& ckpt, int steps,
                                     double budget_s) {
   std::vector<std::string> args = {self_exe(), "--one", size, backend, ckpt};
-  const std::pair<const char*, std::string> options[] = {{"--steps", std::to_string(steps)},
-                                                         {"--dt", num(o.dt)},
-                                                         {"--threads", std::to_string(o.threads)},
-                                                         {"--max-seconds", num(budget_s)},
-                                                         {"--material", o.beam.model},
-                                                         {"--youngs", num(o.beam.youngs)},
-                                                         {"--poisson", num(o.beam.poisson)},
-                                                         {"--density", num(o.beam.density)},
-                                                         {"--newton-tol", num(o.newton_tol)},
-                                                         {"--cg-tol", num(o.cg_tol)},
-                                                         {"--adjoint-tol", num(o.adjoint_tol)}};
-  for (const auto& [key, value] : options) {
-    args.push_back(key);
-    args.push_back(value);
-  }
+  for (std::string& a : beam_run_arguments(o, steps, budget_s)) args.push_back(std::move(a));
+  args.push_back("--adjoint-tol");
+  args.push_back(exact_number(o.adjoint_tol));
   return args;
 }
 
@@ -68,7 +49,8 @@ json run_child(const Options& o, const std::string& size, const std::string& bac
     r["steps_requested"] = steps;
     r["adjoint_cg_rel_tol"] = o.adjoint_tol;
     r["status"] = c.killed ? "killed" : "crashed";
-    r["error"] = c.killed ? "ran past the hard limit of " + num(hard_limit) + " s" : c.failure();
+    r["error"] =
+        c.killed ? "ran past the hard limit of " + exact_number(hard_limit) + " s" : c.failure();
   }
   r["wall_s"] = c.wall_s;
   return r;
@@ -111,7 +93,7 @@ int run_all(const AdjointBenchOptions& o) {
       "%.2f %.2f %.2f\n\n",
       kLength, kWidth, kWidth, o.beam.model.c_str(), o.beam.youngs, o.beam.poisson, o.beam.density,
       o.dt, o.newton_tol, o.cg_tol, o.adjoint_tol, o.threads,
-      o.max_seconds > 0 ? (num(o.max_seconds) + " s").c_str() : "none",
+      o.max_seconds > 0 ? (exact_number(o.max_seconds) + " s").c_str() : "none",
       std::thread::hardware_concurrency(), load0[0], load0[1], load0[2]);
   const json previous = o.merge ? read_previous(o) : json();
   const auto t0 = Clock::now();

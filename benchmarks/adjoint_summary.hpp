@@ -8,25 +8,24 @@
 #include <string>
 #include <vector>
 
+#include "beam_run_options.hpp"
 #include "cantilever_beam.hpp"
 
 namespace softgrad::bench {
 
 using json = nlohmann::ordered_json;
 
-struct AdjointBenchOptions {
-  std::vector<std::string> sizes = {"1k", "10k", "50k"};
+/// What adjoint_cantilever runs: the sizes, backends and checkpoint intervals, the problem and
+/// the budget.
+struct AdjointBenchOptions : BeamRunOptions {
+  AdjointBenchOptions() {
+    steps = 100;
+    max_seconds = 300.0;
+    out = "benchmarks/results/adjoint_cantilever.json";
+  }
   std::vector<std::string> backends = {"cholmod", "pcg", "matfree"};
   std::vector<std::string> checkpoints = {"1", "sqrt"};
-  int steps = 100;
-  double dt = 0.01;
-  int threads = 0;  ///< 0: omp_get_max_threads()
-  double max_seconds = 300.0;
-  std::string out = "benchmarks/results/adjoint_cantilever.json";
   bool merge = false;
-  BeamMaterial beam;
-  double newton_tol = 1e-6;
-  double cg_tol = 1e-10;
   double adjoint_tol = 1e-12;
   std::string project_size = "10k";  ///< --project SIZE:STEPS
   int project_steps = 10000;

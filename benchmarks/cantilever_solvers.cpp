@@ -28,8 +28,6 @@
 // child, which sets OMP_NUM_THREADS and calls omp_set_num_threads(N). libgomp spin-waits, so a
 // machine with fewer free cores than N makes the OpenMP parts very slow: the load average at
 // the start of the program and of each configuration is recorded.
-#include <omp.h>
-
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -72,33 +70,10 @@ LinearSolverOptions solver_options(const std::string& solver, double cg_tol) {
 Options parse_options(int argc, char** argv) {
   Options o;
   for (Arguments args(argc, argv); args.next();) {
+    if (take_beam_run_option(args, o)) continue;
     const std::string& a = args.option();
-    if (a == "--sizes") {
-      o.sizes = args.list();
-    } else if (a == "--solvers") {
+    if (a == "--solvers") {
       o.solvers = args.list();
-    } else if (a == "--steps") {
-      o.steps = args.integer();
-    } else if (a == "--dt") {
-      o.dt = args.number();
-    } else if (a == "--threads") {
-      o.threads = args.integer();
-    } else if (a == "--max-seconds") {
-      o.max_seconds = args.number();
-    } else if (a == "--out") {
-      o.out = args.value();
-    } else if (a == "--material") {
-      o.material = args.value();
-    } else if (a == "--youngs") {
-      o.youngs = args.number();
-    } else if (a == "--poisson") {
-      o.poisson = args.number();
-    } else if (a == "--density") {
-      o.density = args.number();
-    } else if (a == "--newton-tol") {
-      o.newton_tol = args.number();
-    } else if (a == "--cg-tol") {
-      o.cg_tol = args.number();
     } else if (a == "--one") {
       o.one = true;
       o.one_size = args.value();
@@ -110,15 +85,8 @@ Options parse_options(int argc, char** argv) {
       throw std::invalid_argument("unknown option " + a + "\n" + kUsage);
     }
   }
-  if (o.sizes.empty() || o.solvers.empty())
-    throw std::invalid_argument("--sizes and --solvers must not be empty");
-  if (o.steps < 1) throw std::invalid_argument("--steps must be positive");
-  if (!(o.dt > 0.0)) throw std::invalid_argument("--dt must be positive");
-  if (o.threads < 0) throw std::invalid_argument("--threads must be positive");
-  if (!(o.max_seconds >= 0.0))
-    throw std::invalid_argument("--max-seconds must be >= 0 (0: no budget)");
-  if (o.threads == 0) o.threads = omp_get_max_threads();
-  for (const auto& s : o.sizes) parse_size(s);  // validate before running anything
+  if (o.solvers.empty()) throw std::invalid_argument("--solvers must not be empty");
+  check_beam_run_options(o);
   for (const auto& s : o.solvers) solver_options(s, o.cg_tol);
   if (o.one) {  // the child's own configuration, so that its error record can always be built
     parse_size(o.one_size);
@@ -140,8 +108,7 @@ json run_one(const Options& o) {
   r["load_average_at_start"] = load_average()[0];
 
   const auto t_setup = Clock::now();
-  const Cantilever beam =
-      make_cantilever(cells, BeamMaterial{o.material, o.youngs, o.poisson, o.density});
+  const Cantilever beam = make_cantilever(cells, o.beam);
   const std::shared_ptr<Model>& model = beam.model;
 
   SimulationOptions so;

@@ -45,35 +45,9 @@ using Options = SolverBenchOptions;
 /// The argument list a child gets: --one SIZE SOLVER plus every option that shapes the run.
 std::vector<std::string> child_args(const Options& o, const std::string& size,
                                     const std::string& solver) {
-  const auto num = [](double x) {
-    char buf[64];
-    std::snprintf(buf, sizeof(buf), "%.17g", x);
-    return std::string(buf);
-  };
-  return {self_exe(),
-          "--one",
-          size,
-          solver,
-          "--steps",
-          std::to_string(o.steps),
-          "--dt",
-          num(o.dt),
-          "--threads",
-          std::to_string(o.threads),
-          "--max-seconds",
-          num(o.max_seconds),
-          "--material",
-          o.material,
-          "--youngs",
-          num(o.youngs),
-          "--poisson",
-          num(o.poisson),
-          "--density",
-          num(o.density),
-          "--newton-tol",
-          num(o.newton_tol),
-          "--cg-tol",
-          num(o.cg_tol)};
+  std::vector<std::string> args = {self_exe(), "--one", size, solver};
+  for (std::string& a : beam_run_arguments(o, o.steps, o.max_seconds)) args.push_back(std::move(a));
+  return args;
 }
 
 /// Runs one configuration in a child process and returns its result (or a failure record).
@@ -133,8 +107,7 @@ int run_all(const SolverBenchOptions& o) {
   const std::vector<double> load0 = load_average();
   // A scale for the dynamic deflections (backward Euler at t = steps * dt is not the static
   // answer).
-  const double static_tip =
-      static_tip_deflection(BeamMaterial{o.material, o.youngs, o.poisson, o.density});
+  const double static_tip = static_tip_deflection(o.beam);
 
   std::printf(
       "cantilever_solvers: %g x %g x %g m beam clamped at x = 0, gravity -9.81 y, %s E = %g Pa "
@@ -143,8 +116,8 @@ int run_all(const SolverBenchOptions& o) {
       "configuration\n"
       "  %u cores, load average at start %.2f %.2f %.2f; static Euler-Bernoulli tip deflection "
       "%.1f mm\n\n",
-      kLength, kWidth, kWidth, o.material.c_str(), o.youngs, o.poisson, o.density, o.steps, o.dt,
-      o.newton_tol, o.cg_tol, o.threads,
+      kLength, kWidth, kWidth, o.beam.model.c_str(), o.beam.youngs, o.beam.poisson, o.beam.density,
+      o.steps, o.dt, o.newton_tol, o.cg_tol, o.threads,
       o.max_seconds > 0 ? (std::to_string(static_cast<int>(o.max_seconds)) + " s").c_str() : "none",
       cores, load0[0], load0[1], load0[2], -1e3 * static_tip);
   print_header();
@@ -217,10 +190,10 @@ int run_all(const SolverBenchOptions& o) {
   j["problem"] = {{"beam_m", {kLength, kWidth, kWidth}},
                   {"clamp", "x = 0 vertices, fixed"},
                   {"gravity", {0.0, -9.81, 0.0}},
-                  {"material", o.material},
-                  {"youngs", o.youngs},
-                  {"poisson", o.poisson},
-                  {"density", o.density},
+                  {"material", o.beam.model},
+                  {"youngs", o.beam.youngs},
+                  {"poisson", o.beam.poisson},
+                  {"density", o.beam.density},
                   {"newton_tolerance", o.newton_tol},
                   {"cg_rel_tol", o.cg_tol},
                   {"static_euler_bernoulli_tip_m", -static_tip}};
