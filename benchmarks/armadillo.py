@@ -24,7 +24,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 SCENE = os.path.join(ROOT, "scenes", "armadillo.json")
 sys.path.insert(0, HERE)
-from machine_info import cpu_name, machine  # noqa: E402
+from machine_info import cpu_name, machine, write_result  # noqa: E402
 
 
 def run(exe, scene_file, out, threads, steps=None, every=None):
@@ -111,9 +111,7 @@ def main(argv=None):
             print(f"E = {youngs:g}: {summary['status']} after {summary['steps_completed']} "
                   f"steps, head falls up to {max(fall):.2f} m", flush=True)
         result["softer"] = softer
-    with open(args.out, "w") as f:
-        json.dump(result, f, indent=1)
-        f.write("\n")
+    write_result(args.out, result)
     print(f"wrote {args.out}")
 
 

@@ -27,6 +27,7 @@ ROOT = os.path.dirname(HERE)
 sys.path.insert(0, os.path.join(HERE, "peers"))
 
 from beam_problem import scene  # noqa: E402  (the peer benchmark's beam)
+from machine_info import write_result  # noqa: E402
 
 CASES = [((64, 16, 16), ["amg", "pcg", "cholmod"]), ((96, 24, 24), ["amg", "pcg"])]
 
@@ -99,10 +100,7 @@ def main():
             if r["tets"] == size:
                 r["forward_speedup_of_amg"] = r["forward_s_per_step"] / amg["forward_s_per_step"]
                 r["backward_speedup_of_amg"] = r["backward_s_per_step"] / amg["backward_s_per_step"]
-    os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
-    with open(args.out, "w") as f:
-        json.dump({"benchmark": "big_mesh", "threads": 1, "rows": rows}, f, indent=2)
-        f.write("\n")
+    write_result(args.out, {"benchmark": "big_mesh", "threads": 1, "rows": rows}, indent=2)
     print(f"wrote {args.out}")
 
 

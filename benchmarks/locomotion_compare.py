@@ -15,11 +15,14 @@ import argparse
 import json
 import os
 import subprocess
+import sys
 import tempfile
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
+sys.path.insert(0, HERE)
+from machine_info import write_result  # noqa: E402
 
 
 def first_steps_reaching(curve, threshold):
@@ -60,11 +63,9 @@ def main(argv=None):
             result["total_wall_time_s"] = wall
             runs.append(result)
             print(f"{name}: {wall:.0f} s", flush=True)
-    with open(args.out, "w") as f:
-        json.dump({"benchmark": "locomotion_compare",
-                   "command": "/usr/bin/python3 benchmarks/locomotion_compare.py",
-                   "runs": runs}, f, indent=1)
-        f.write("\n")
+    write_result(args.out, {"benchmark": "locomotion_compare",
+                            "command": "/usr/bin/python3 benchmarks/locomotion_compare.py",
+                            "runs": runs})
     print(f"wrote {args.out}")
 
 

@@ -1,6 +1,7 @@
 """What the benchmarks record about the machine and the build they ran on (issue 49, item 6):
 the CPU, its hardware threads, softgrad's compiler and the BLAS library the process loaded."""
 
+import json
 import os
 import platform
 
@@ -47,3 +48,14 @@ def machine():
         out["compiler"] = "unknown (softgrad not importable)"
     out["blas"] = blas_libraries()
     return out
+
+
+def write_result(path, result, indent=1):
+    """Writes a benchmark's result to `path` as JSON (its folder made if missing), with the
+    machine it ran on under "machine" where the result is a dict that does not say yet."""
+    if isinstance(result, dict) and "machine" not in result:
+        result = {**result, "machine": machine()}
+    os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
+    with open(path, "w") as f:
+        json.dump(result, f, indent=indent)
+        f.write("\n")

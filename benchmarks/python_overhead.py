@@ -14,7 +14,6 @@ machine's slow spells fall on all alike); the ratio is the median of the rounds'
 """
 
 import argparse
-import json
 import os
 import statistics
 import sys
@@ -29,7 +28,7 @@ import softgrad.torch as sgt
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from machine_info import cpu_name, machine  # noqa: E402
+from machine_info import cpu_name, machine, write_result  # noqa: E402
 
 
 def closed_loop(rounds, tries, steps):
@@ -108,10 +107,7 @@ def main():
                         layer_call(args.rounds, args.tries)]}
     for r in results["runs"]:
         print(f"{r['what']}: Python / C++ = {r['ratio']:.3f} (target <= {r['target']})")
-    os.makedirs(os.path.dirname(args.out), exist_ok=True)
-    with open(args.out, "w") as f:
-        json.dump(results, f, indent=2)
-        f.write("\n")
+    write_result(args.out, results, indent=2)
     print(f"wrote {args.out}")
 
 

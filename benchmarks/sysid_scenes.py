@@ -23,6 +23,8 @@ import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
+sys.path.insert(0, HERE)
+from machine_info import write_result  # noqa: E402
 
 # (case, scene, recording or None for the scene's own experiments, the values the recording was
 # made with, in the order of the scene's sysid parameters; None for the per-element field).
@@ -104,9 +106,7 @@ def main(argv=None):
     result = {"benchmark": "sysid_scenes",
               "command": "/usr/bin/python3 benchmarks/sysid_scenes.py",
               "cases": results}
-    with open(args.out, "w") as f:
-        json.dump(result, f, indent=1)
-        f.write("\n")
+    write_result(args.out, result)
     print(f"wrote {args.out}")
 
 

@@ -36,6 +36,8 @@ import time
 WAITING = ("default", "passive", "active")
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
+sys.path.insert(0, HERE)
+from machine_info import write_result  # noqa: E402
 
 
 def cantilever_scene(steps):
@@ -172,10 +174,7 @@ def main():
         "two_threads_not_measurably_slower": all(r["speedup_interval_90"][1] >= 1.0
                                                  for r in default),
     }
-    os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
-    with open(args.out, "w") as f:
-        json.dump(report, f, indent=2)
-        f.write("\n")
+    write_result(args.out, report, indent=2)
     print(f"\nwrote {args.out}; lowest speedup with the default waiting: "
           f"{report['min_default_speedup']:.2f}")
 

@@ -25,7 +25,7 @@ import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from machine_info import cpu_name, machine  # noqa: E402
+from machine_info import cpu_name, machine, write_result  # noqa: E402
 
 BATCHES = (1, 2, 8, 32)
 SCENES = ("biped_2d", "quadruped_3d")
@@ -136,10 +136,7 @@ def main():
         lines = out.stdout.strip().splitlines()
         print("\n".join(lines[:-1]))
         results["runs"] += json.loads(lines[-1])
-    os.makedirs(os.path.dirname(args.out), exist_ok=True)
-    with open(args.out, "w") as f:
-        json.dump(results, f, indent=2)
-        f.write("\n")
+    write_result(args.out, results, indent=2)
     print(f"wrote {args.out}")
 
 
