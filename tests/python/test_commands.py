@@ -112,6 +112,13 @@ def test_sigterm_stops_a_run_between_steps_and_keeps_its_output(tmp_path):
     assert pvd.count("<DataSet") == len(list(out.glob("*.vtu")))
 
 
+def process_cpu_seconds(pid):
+    """The CPU time (user + system) process `pid` has used so far, from /proc/PID/stat."""
+    with open(f"/proc/{pid}/stat") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def seconds_to_stop_after_sigterm(proc, wait_until_ready):
     """Sends SIGTERM to `proc` once `wait_until_ready()` returns; the seconds until it ended.
     The process is killed in any case, so that no test leaves one running."""
@@ -174,7 +181,12 @@ def test_sigterm_stops_a_run_within_a_long_step(tmp_path):
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     def within_the_step():
         proc.stderr.readline()  # the set-up line: the step starts next
-        time.sleep(0.5)
+        # Into the step by CPU time, not wall time: on a busy machine half a second of wall
+        # time once ended before the step began. The step takes ~4 s of CPU; set-up after
+        # that line, well under 0.1 s.
+        start = process_cpu_seconds(proc.pid)
+        while process_cpu_seconds(proc.pid) < start + 1.0 and proc.poll() is None:
+            time.sleep(0.02)
 
     waited = seconds_to_stop_after_sigterm(proc, within_the_step)
     assert proc.returncode == 143, proc.stderr.read()
