@@ -14,19 +14,20 @@ using namespace softgrad;
 namespace {
 
 // A 0.5 x 0.1 x 0.1 m stable Neo-Hookean beam of 8 x 1 x 1 cubes, clamped at x = 0.
-std::shared_ptr<Model> beam(double youngs) {
-  auto model = std::make_shared<Model>();
+std::shared_ptr<const Model> beam(double youngs) {
+  ModelBuilder builder(3);
+  Model& model = builder.model();
   const auto material = find_material("stable_neo_hookean");
-  add_body(*model, "beam", box_tet_mesh(8, 1, 1, Eigen::Vector3d(0.5, 0.1, 0.1)), material,
+  add_body(model, "beam", box_tet_mesh(8, 1, 1, Eigen::Vector3d(0.5, 0.1, 0.1)), material,
            params_from_youngs_poisson(*material, youngs, 0.3), 1000.0);
-  add_elastic_terms(*model);
-  add_gravity(*model, Eigen::Vector3d(0, -9.81, 0));
+  add_elastic_terms(model);
+  add_gravity(model, Eigen::Vector3d(0, -9.81, 0));
   KinematicGroup clamp;
   clamp.name = "clamp";
-  for (int v = 0; v < model->n_verts; ++v)
-    if (model->X[3 * v] == 0.0) clamp.verts.push_back(v);
-  model->kinematic.push_back(clamp);
-  return model;
+  for (int v = 0; v < model.n_verts; ++v)
+    if (model.X[3 * v] == 0.0) clamp.verts.push_back(v);
+  model.kinematic.push_back(clamp);
+  return builder.finalize();  // fixed from here on: simulators share it as const
 }
 
 constexpr int kSteps = 20;

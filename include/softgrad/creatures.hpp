@@ -32,21 +32,32 @@ struct CreatureOptions {
   int steps = 1000;   ///< activations are stored for this many steps
 };
 
+/// A creature: its model (body, gravity, ground contact and a muscle term) and what the
+/// controllers need to know of it.
 struct Creature {
-  std::shared_ptr<Model> model;
+  std::shared_ptr<const Model> model;  ///< fixed (ModelBuilder::finalize); null in a draft
   std::string muscle_term = "muscles";
   int n_muscles = 0;
   double body_length = 0.0;  ///< extent along x [m]
 };
 
+// Every generator comes in two forms: one returns the creature with its model finalized; the
+// other writes the model into an empty ModelBuilder's and returns the creature as a draft (a
+// null model), for a caller that adds to the model (a scene adds damping, boundary conditions
+// and obstacles) before it calls finalize() and sets the creature's model.
+
 /// Builds a creature from its layout. @throws InputError for an empty or ragged layout,
 /// unknown characters, or a layout without muscles.
 Creature make_cell_creature(const std::vector<std::string>& layout, const CreatureOptions& options);
+Creature make_cell_creature(ModelBuilder& builder, const std::vector<std::string>& layout,
+                            const CreatureOptions& options);
 
 /// The seed lineage's 2D creatures: a biped (29 vertices, 20 muscles) and a quadruped
 /// (55 vertices, 40 muscles).
 Creature make_biped_2d(const CreatureOptions& options = {});
+Creature make_biped_2d(ModelBuilder& builder, const CreatureOptions& options = {});
 Creature make_quadruped_2d(const CreatureOptions& options = {});
+Creature make_quadruped_2d(ModelBuilder& builder, const CreatureOptions& options = {});
 
 /// Options of the 3D creatures: tetrahedral meshes of cubic cells (y up), standing on a ground
 /// plane y = 0 (the column is clamped instead). Each cell is resolution^3 cubes, each split into
@@ -73,11 +84,14 @@ struct Creature3dOptions {
 /// (3, 0), (0, 3), (3, 3). body_length is 4 cells.
 /// @throws InputError for invalid options (the messages of add_body, add_contact).
 Creature make_quadruped_3d(const Creature3dOptions& options = {});
+Creature make_quadruped_3d(ModelBuilder& builder, const Creature3dOptions& options = {});
 
 /// A caterpillar: a bar of `segments` x 2 x 2 cells (x, y, z) lying on the ground, with fibre
 /// muscles along x in the top (muscle 2s) and bottom (2s + 1) half of every segment (one cell
 /// long). body_length is `segments` cells. @throws InputError if segments < 1.
 Creature make_worm_3d(int segments = 6, const Creature3dOptions& options = {});
+Creature make_worm_3d(ModelBuilder& builder, int segments = 6,
+                      const Creature3dOptions& options = {});
 
 /// A column that reaches for a point.
 struct TendonColumn {
@@ -90,5 +104,7 @@ struct TendonColumn {
 /// through quadrant q = (x > 0) + 2 (z > 0) of the cross-section in the lower (h = 0) or upper
 /// (h = 1) half of the column. body_length is the height. @throws InputError if levels < 2.
 TendonColumn make_tendon_column(int levels = 6, const Creature3dOptions& options = {});
+TendonColumn make_tendon_column(ModelBuilder& builder, int levels = 6,
+                                const Creature3dOptions& options = {});
 
 }  // namespace softgrad

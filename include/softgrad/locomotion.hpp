@@ -23,13 +23,14 @@
 namespace softgrad {
 
 /// A named creature generator, the table behind the scene's "creature"/"generator" key. A 2D
-/// generator has `make`, a 3D one `make_3d` (its options have other units and defaults).
+/// generator has `make`, a 3D one `make_3d` (its options have other units and defaults). Both
+/// write into an empty ModelBuilder's model and return a draft (creatures.hpp).
 struct CreatureGenerator {
   const char* name;
   const char* description;
   int dim;
-  Creature (*make)(const CreatureOptions& options);
-  Creature (*make_3d)(const Creature3dOptions& options);
+  Creature (*make)(ModelBuilder& builder, const CreatureOptions& options);
+  Creature (*make_3d)(ModelBuilder& builder, const Creature3dOptions& options);
 };
 
 /// The registered generators (biped_2d, quadruped_2d, quadruped_3d, worm_3d); a layout of cells

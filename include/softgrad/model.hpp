@@ -44,7 +44,7 @@ using TermParameters = std::vector<Eigen::VectorXd>;
 
 /// Everything fixed after loading. Built by the functions below (add_body, add_elastic_terms,
 /// add_gravity, ...; add_rigid_body, add_joint, add_contact, add_muscle_edges and
-/// add_fibre_muscles in their headers),
+/// add_fibre_muscles in their headers) on a ModelBuilder's model,
 /// then shared as `std::shared_ptr<const Model>`: nothing writes to it during a rollout, so
 /// any number of rollouts (threads, processes, Python objects) can share one.
 struct Model {
@@ -85,6 +85,27 @@ struct Model {
   /// The index in `terms` of the term called `name`.
   /// @throws InputError listing the terms' names if there is none.
   int find_term(const std::string& name) const;
+};
+
+/// Builds a Model: the functions below (add_body, add_elastic_terms, ...) write into model(),
+/// then finalize() hands it over fixed, as every rollout takes it:
+///
+///     ModelBuilder builder(2);
+///     add_body(builder.model(), "beam", mesh, material, params, 1000.0);
+///     add_elastic_terms(builder.model());
+///     std::shared_ptr<const Model> model = builder.finalize();
+class ModelBuilder {
+ public:
+  /// An empty model of dimension `dim` (2 or 3). @throws InputError for another dimension.
+  explicit ModelBuilder(int dim = 3);
+  /// The model under construction. @throws InputError after finalize().
+  Model& model();
+  /// The model, from here on shared as const; the builder holds nothing afterwards.
+  /// @throws InputError if the model has no body and no rigid body, or after finalize().
+  std::shared_ptr<const Model> finalize();
+
+ private:
+  std::shared_ptr<Model> model_;
 };
 
 /// Appends a body: validates the mesh (InputError naming the body), computes Dm^-1, volumes and

@@ -7,6 +7,7 @@
 #include <functional>
 #include <map>
 #include <sstream>
+#include <type_traits>
 
 #include "softgrad/contact.hpp"
 #include "softgrad/errors.hpp"
@@ -14,7 +15,38 @@
 
 namespace softgrad {
 
+namespace {
+
+/// The creature a generator wrote into `builder`, with the builder's model finalized.
+template <class Made>
+Made finalized(ModelBuilder& builder, Made made) {
+  if constexpr (std::is_same_v<Made, TendonColumn>)
+    made.creature.model = builder.finalize();
+  else
+    made.model = builder.finalize();
+  return made;
+}
+
+/// The empty model of a builder a generator writes into.
+/// @throws InputError if it is not empty or not of dimension `dim`.
+Model& empty_model(ModelBuilder& builder, int dim, const std::string& name) {
+  Model& m = builder.model();
+  if (m.n_verts != 0 || !m.terms.empty() || m.dim != dim)
+    throw InputError(name + ": the creature needs an empty " + std::to_string(dim) +
+                     "D model builder");
+  return m;
+}
+
+}  // namespace
+
 Creature make_cell_creature(const std::vector<std::string>& layout, const CreatureOptions& o) {
+  ModelBuilder builder(2);
+  return finalized(builder, make_cell_creature(builder, layout, o));
+}
+
+Creature make_cell_creature(ModelBuilder& builder, const std::vector<std::string>& layout,
+                            const CreatureOptions& o) {
+  Model& m = empty_model(builder, 2, "creature");
   if (layout.empty() || layout[0].empty()) throw InputError("creature: the layout is empty");
   const int rows = static_cast<int>(layout.size());
   const int cols = static_cast<int>(layout[0].size());
@@ -84,8 +116,6 @@ Creature make_cell_creature(const std::vector<std::string>& layout, const Creatu
   for (size_t e = 0; e < tris.size(); ++e) mesh.elems.row(e) << tris[e][0], tris[e][1], tris[e][2];
 
   Creature c;
-  c.model = std::make_shared<Model>();
-  Model& m = *c.model;
   const auto material = find_material("neo_hookean");
   add_body(m, "creature", std::move(mesh), material,
            params_from_youngs_poisson(*material, o.youngs, o.poisson), o.density);
@@ -106,13 +136,23 @@ Creature make_cell_creature(const std::vector<std::string>& layout, const Creatu
   return c;
 }
 
+Creature make_biped_2d(ModelBuilder& builder, const CreatureOptions& options) {
+  return make_cell_creature(builder, {"######", "######", "L....L", "L....L"}, options);
+}
+
 Creature make_biped_2d(const CreatureOptions& options) {
-  return make_cell_creature({"######", "######", "L....L", "L....L"}, options);
+  ModelBuilder builder(2);
+  return finalized(builder, make_biped_2d(builder, options));
+}
+
+Creature make_quadruped_2d(ModelBuilder& builder, const CreatureOptions& options) {
+  return make_cell_creature(
+      builder, {"############", "############", "L..L....L..L", "L..L....L..L"}, options);
 }
 
 Creature make_quadruped_2d(const CreatureOptions& options) {
-  return make_cell_creature({"############", "############", "L..L....L..L", "L..L....L..L"},
-                            options);
+  ModelBuilder builder(2);
+  return finalized(builder, make_quadruped_2d(builder, options));
 }
 
 // 3D creatures built from cubic cells: a quadruped, a worm and a tendon-driven column.
@@ -192,15 +232,14 @@ CellMesh cell_mesh(const std::vector<Cell>& cells, int resolution, double cell,
 /// The model of a cell creature: a Neo-Hookean body under gravity (y down) whose elements join
 /// muscle `muscle_of(centroid)` (-1: none) with fibres along `direction`, on the ground unless
 /// the vertices at y = 0 are clamped.
-Creature cell_creature(const std::string& name, const CellMesh& cells, int n_muscles,
-                       const std::function<int(const Eigen::Vector3d&)>& muscle_of,
+Creature cell_creature(ModelBuilder& builder, const std::string& name, const CellMesh& cells,
+                       int n_muscles, const std::function<int(const Eigen::Vector3d&)>& muscle_of,
                        const Eigen::Vector3d& direction, bool clamp_base,
                        const Creature3dOptions& o) {
   if (!(o.cell > 0.0) || !std::isfinite(o.cell))
     throw InputError(name + ": the cell size must be positive and finite");
+  Model& m = empty_model(builder, 3, name);
   Creature c;
-  c.model = std::make_shared<Model>();
-  Model& m = *c.model;
   const auto material = find_material("neo_hookean");
   add_body(m, name, cells.mesh, material,
            params_from_youngs_poisson(*material, o.youngs, o.poisson), o.density);
@@ -241,6 +280,11 @@ void check_resolution(const std::string& name, const Creature3dOptions& o) {
 }  // namespace
 
 Creature make_quadruped_3d(const Creature3dOptions& o) {
+  ModelBuilder builder(3);
+  return finalized(builder, make_quadruped_3d(builder, o));
+}
+
+Creature make_quadruped_3d(ModelBuilder& builder, const Creature3dOptions& o) {
   check_resolution("quadruped_3d", o);
   // Body cells at y = 2 over 4 x 4; legs under the corners, y = 0 and 1.
   std::vector<Cell> cells;
@@ -259,13 +303,18 @@ Creature make_quadruped_3d(const Creature3dOptions& o) {
       }
     return -1;
   };
-  Creature c =
-      cell_creature("quadruped_3d", mesh, 8, muscle_of, Eigen::Vector3d::UnitY(), false, o);
+  Creature c = cell_creature(builder, "quadruped_3d", mesh, 8, muscle_of, Eigen::Vector3d::UnitY(),
+                             false, o);
   c.body_length = 4 * o.cell;
   return c;
 }
 
 Creature make_worm_3d(int segments, const Creature3dOptions& o) {
+  ModelBuilder builder(3);
+  return finalized(builder, make_worm_3d(builder, segments, o));
+}
+
+Creature make_worm_3d(ModelBuilder& builder, int segments, const Creature3dOptions& o) {
   check_resolution("worm_3d", o);
   if (segments < 1)
     throw InputError("worm_3d: at least one segment is needed, got " + std::to_string(segments));
@@ -277,13 +326,18 @@ Creature make_worm_3d(int segments, const Creature3dOptions& o) {
   const auto muscle_of = [](const Eigen::Vector3d& c) {
     return 2 * static_cast<int>(std::floor(c.x())) + (c.y() > 1.0 ? 0 : 1);
   };
-  Creature c =
-      cell_creature("worm_3d", mesh, 2 * segments, muscle_of, Eigen::Vector3d::UnitX(), false, o);
+  Creature c = cell_creature(builder, "worm_3d", mesh, 2 * segments, muscle_of,
+                             Eigen::Vector3d::UnitX(), false, o);
   c.body_length = segments * o.cell;
   return c;
 }
 
 TendonColumn make_tendon_column(int levels, const Creature3dOptions& o) {
+  ModelBuilder builder(3);
+  return finalized(builder, make_tendon_column(builder, levels, o));
+}
+
+TendonColumn make_tendon_column(ModelBuilder& builder, int levels, const Creature3dOptions& o) {
   check_resolution("tendon_column", o);
   if (levels < 2)
     throw InputError("tendon_column: at least two levels are needed, got " +
@@ -299,10 +353,10 @@ TendonColumn make_tendon_column(int levels, const Creature3dOptions& o) {
     return q + 4 * (2 * c.y() > levels ? 1 : 0);
   };
   TendonColumn t;
-  t.creature =
-      cell_creature("tendon_column", mesh, 8, muscle_of, Eigen::Vector3d::UnitY(), true, o);
+  t.creature = cell_creature(builder, "tendon_column", mesh, 8, muscle_of, Eigen::Vector3d::UnitY(),
+                             true, o);
   t.creature.body_length = levels * o.cell;
-  const Model& m = *t.creature.model;
+  const Model& m = builder.model();
   const Eigen::Vector3d top(0.0, levels * o.cell, 0.0);
   for (int v = 0; v < m.n_verts; ++v)
     if ((m.X.segment<3>(3 * v) - top).norm() < 1e-9 * o.cell) t.tip = v;

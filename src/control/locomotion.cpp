@@ -12,7 +12,9 @@
 namespace softgrad {
 namespace {
 
-Creature make_worm_3d_6(const Creature3dOptions& options) { return make_worm_3d(6, options); }
+Creature make_worm_3d_6(ModelBuilder& builder, const Creature3dOptions& options) {
+  return make_worm_3d(builder, 6, options);
+}
 
 constexpr CreatureGenerator kGenerators[] = {
     {"biped_2d", "the seed's 2D biped: 6 x 4 cells, 29 vertices, 20 muscles", 2, make_biped_2d,

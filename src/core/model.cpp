@@ -195,6 +195,28 @@ Eigen::VectorXd Model::translational_mass() const {
   return m;
 }
 
+ModelBuilder::ModelBuilder(int dim) : model_(std::make_shared<Model>()) {
+  if (dim != 2 && dim != 3)
+    throw InputError("a model is 2D or 3D, not " + std::to_string(dim) + "D");
+  model_->dim = dim;
+}
+
+Model& ModelBuilder::model() {
+  if (!model_) throw InputError("the model builder has already finalized its model");
+  return *model_;
+}
+
+std::shared_ptr<const Model> ModelBuilder::finalize() {
+  const Model& m = model();
+  if (m.n_verts == 0) throw InputError("the model has no body and no rigid body");
+  // What the add_* functions keep true; a break is softgrad's bug, not the caller's.
+  SOFTGRAD_CHECK(m.X.size() == m.n_dofs() && m.mass.size() == m.n_dofs(),
+                 "the model's rest positions or masses do not match its vertices");
+  SOFTGRAD_CHECK(!m.terms.empty() && inertia_term(m) != nullptr,
+                 "a model with bodies has the inertia term first");
+  return std::shared_ptr<const Model>(std::move(model_));
+}
+
 int count_inverted_elements(const Model& model, const Eigen::VectorXd& x) {
   int count = 0;
   const int d = model.dim;

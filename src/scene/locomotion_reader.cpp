@@ -163,14 +163,15 @@ constexpr KeySpec kCompareKeys[] = {
     {"period", Number, "s", kPositive, "", "0.5", "clock period of the baselines' observations"},
 };
 
-Creature build_creature(const ObjectReader& c, const CreatureOptions& o, Locomotion& loc) {
+Creature build_creature(const ObjectReader& c, const CreatureOptions& o, Locomotion& loc,
+                        ModelBuilder& builder) {
   if (c.has("generator") == c.has("layout"))
     c.fail_here("give exactly one of 'generator' (a built-in creature) or 'layout' (cells)");
   if (c.has("layout")) {
     loc.generator = "layout";
     loc.layout = c.strings("layout");
     try {
-      return make_cell_creature(loc.layout, o);
+      return make_cell_creature(builder, loc.layout, o);
     } catch (const InputError& e) {
       c.fail("layout", e.what());
     }
@@ -186,7 +187,7 @@ Creature build_creature(const ObjectReader& c, const CreatureOptions& o, Locomot
   if (g->make) {
     if (c.has("resolution"))
       c.fail("resolution", "'resolution' applies to 3D creatures; '" + loc.generator + "' is 2D");
-    return g->make(o);
+    return g->make(builder, o);
   }
   // 3D: its own defaults (per-volume density, fibre muscles, barrier ground); keys override.
   Creature3dOptions o3;
@@ -204,7 +205,7 @@ Creature build_creature(const ObjectReader& c, const CreatureOptions& o, Locomot
   set("gap", o3.gap);
   if (c.has("resolution")) o3.resolution = c.integer("resolution");
   try {
-    return g->make_3d(o3);
+    return g->make_3d(builder, o3);
   } catch (const InputError& e) {
     c.fail("generator", e.what());
   }
@@ -328,7 +329,8 @@ int control_steps(const ObjectReader& top, int scene_steps) {
   return std::max(scene_steps, t.has("episode_steps") ? t.integer("episode_steps") : 0);
 }
 
-std::shared_ptr<Model> read_creature(const ObjectReader& top, Scene& scene) {
+std::shared_ptr<Locomotion> read_creature(const ObjectReader& top, const Scene& scene,
+                                          ModelBuilder& builder) {
   for (const char* key : {"bodies", "gravity", "forces", "rigid_bodies", "joints", "motors"})
     if (top.has(key))
       top.fail(key, "a creature scene builds its own body, gravity and ground; remove '" +
@@ -353,8 +355,8 @@ std::shared_ptr<Model> read_creature(const ObjectReader& top, Scene& scene) {
   // Activations are stored for the longest rollout: a run, or a training episode.
   o.steps = std::max(scene.steps, loc->train.episode_steps);
   loc->controller_steps = o.steps;
-  loc->creature = build_creature(c, o, *loc);
-  const int dim = loc->creature.model->dim;
+  loc->creature = build_creature(c, o, *loc, builder);
+  const int dim = builder.model().dim;
 
   const ObjectReader task = top.object("task", schema::task);
   // Read, so that a type that is not one ("jump") or not a creature's is refused, not ignored.
@@ -367,14 +369,22 @@ std::shared_ptr<Model> read_creature(const ObjectReader& top, Scene& scene) {
   d = task.vector("direction", dim, d);
   if (!(d.norm() > 0)) task.fail("direction", "the direction must be non-zero");
   loc->direction = d.normalized();
-  // The controller's sizes and bounds are checked by building it once.
-  try {
-    loc->make_controller(scene.options.dt);
-  } catch (const InputError& e) {
-    fail_at(top.source(), top.path("controller"), e.what());
+  return loc;
+}
+
+void finish_control_problem(const ObjectReader& top, Scene& scene,
+                            std::shared_ptr<Locomotion> loc) {
+  loc->creature.model = scene.model;
+  // The controller's sizes and bounds are checked by building it once (a throw has none: it
+  // trains the launch).
+  if (loc->task.type != TaskType::Throw) {
+    try {
+      loc->make_controller(scene.options.dt);
+    } catch (const InputError& e) {
+      fail_at(top.source(), top.path("controller"), e.what());
+    }
   }
-  scene.locomotion = loc;
-  return loc->creature.model;
+  scene.locomotion = std::move(loc);
 }
 
 }  // namespace softgrad::detail

@@ -16,11 +16,18 @@ namespace softgrad::detail {
 /// @pre top.has("creature").
 int creature_dim(const ObjectReader& top);
 
-/// Builds the creature (its model, with gravity, ground contact and muscles) and the controller,
-/// task, train and compare settings into scene.locomotion; returns the model. Needs scene.steps
-/// and scene.options.dt. "bodies", "gravity" and "forces" are errors beside a creature.
+/// Builds the creature (its model, with gravity, ground contact and muscles) into the empty
+/// `builder`; returns the controller, task, train and compare settings with the creature as a
+/// draft, for finish_control_problem. Needs scene.steps and scene.options.dt.
+/// "bodies", "gravity" and "forces" are errors beside a creature.
 /// Without a "creature", any of the other locomotion keys is an error.
-std::shared_ptr<Model> read_creature(const ObjectReader& top, Scene& scene);
+std::shared_ptr<Locomotion> read_creature(const ObjectReader& top, const Scene& scene,
+                                          ModelBuilder& builder);
+
+/// Completes a creature's or robot's control problem `loc` once scene.model is final: its
+/// creature's model is scene.model, its controller is built once, so that its sizes and bounds
+/// are checked (an error at /controller), and it becomes scene.locomotion.
+void finish_control_problem(const ObjectReader& top, Scene& scene, std::shared_ptr<Locomotion> loc);
 
 /// Rejects controller, task, train or compare in a scene without a creature (or robot).
 void reject_locomotion_keys(const ObjectReader& top);

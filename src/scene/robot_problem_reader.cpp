@@ -74,19 +74,18 @@ void read_robot_task(const ObjectReader& top, const Model& model, Locomotion& lo
 
 }  // namespace
 
-void read_robot_problem(const ObjectReader& top, Scene& scene,
-                        const std::shared_ptr<Model>& model) {
+std::shared_ptr<Locomotion> read_robot_problem(const ObjectReader& top, const Scene& scene,
+                                               const Model& model) {
   auto loc = std::make_shared<Locomotion>();
   loc->generator = "robot";
   read_controller(top, scene, *loc);
   read_training(top, scene, *loc);
   loc->controller_steps = control_steps(top, scene.steps);
-  loc->creature.model = model;
   loc->creature.muscle_term = "motors";
-  loc->creature.body_length = model->length_scale();
-  read_robot_task(top, *model, *loc);
+  loc->creature.body_length = model.length_scale();
+  read_robot_task(top, model, *loc);
   int motors = 0;
-  for (const auto& term : model->terms)
+  for (const auto& term : model.terms)
     if (term->name() == "motors")
       motors = term->n_parameters() / std::max(loc->controller_steps, 1);
   loc->creature.n_muscles = motors;
@@ -94,14 +93,7 @@ void read_robot_problem(const ObjectReader& top, Scene& scene,
     top.fail("motors", "a controller needs motors to drive (see /motors)");
   if (loc->task.type == TaskType::Throw && top.has("controller"))
     top.fail("controller", "a throw trains the launch velocities; remove 'controller'");
-  if (loc->task.type != TaskType::Throw) {
-    try {
-      loc->make_controller(scene.options.dt);
-    } catch (const InputError& e) {
-      fail_at(top.source(), top.path("controller"), e.what());
-    }
-  }
-  scene.locomotion = loc;
+  return loc;
 }
 
 }  // namespace softgrad::detail

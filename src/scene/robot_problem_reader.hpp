@@ -6,6 +6,7 @@
 #include <memory>
 
 #include "object_reader.hpp"
+#include "softgrad/locomotion.hpp"
 #include "softgrad/model.hpp"
 #include "softgrad/scene.hpp"
 
@@ -14,8 +15,10 @@ namespace softgrad::detail {
 /// True for a robot's control problem: rigid bodies with a controller, task, train or compare.
 bool is_robot_problem(const ObjectReader& top);
 
-/// Reads a robot's controller (driving its motors), task, train and compare settings into
-/// scene.locomotion. Needs the finished model (its joints, motors and bodies).
-void read_robot_problem(const ObjectReader& top, Scene& scene, const std::shared_ptr<Model>& model);
+/// A robot's controller (driving its motors), task, train and compare settings, its creature a
+/// draft for finish_control_problem (locomotion_reader). Needs the model with every term (its
+/// joints, motors and bodies).
+std::shared_ptr<Locomotion> read_robot_problem(const ObjectReader& top, const Scene& scene,
+                                               const Model& model);
 
 }  // namespace softgrad::detail

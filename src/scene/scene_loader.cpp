@@ -301,30 +301,32 @@ Scene build_scene(const Json& j, const Source& src, const std::filesystem::path&
 
   // Bodies, then the energy terms, then the kinematic groups on the rest positions.
   // A locomotion scene's creature brings its own body, gravity, ground contact and muscles.
-  std::shared_ptr<Model> model;
+  ModelBuilder builder(dim);
+  Model& model = builder.model();
+  std::shared_ptr<Locomotion> control_problem;  // a creature's or robot's, until the model is final
   if (creature) {
-    model = detail::read_creature(top, scene);
+    control_problem = detail::read_creature(top, scene, builder);
   } else {
     if (!detail::is_robot_problem(top)) detail::reject_locomotion_keys(top);
-    model = std::make_shared<Model>();
-    model->dim = dim;
     const std::vector<const Json*> bodies = top.list("bodies");
     if (bodies.empty() && top.list("rigid_bodies").empty())
       top.fail("bodies", "the scene needs at least one body, rigid body or a 'creature'");
     for (size_t i = 0; i < bodies.size(); ++i)
-      detail::add_scene_body(src, *bodies[i], static_cast<int>(i), *model, scene.warnings);
-    detail::read_rigid_bodies(top, *model);
-    add_elastic_terms(*model);
+      detail::add_scene_body(src, *bodies[i], static_cast<int>(i), model, scene.warnings);
+    detail::read_rigid_bodies(top, model);
+    add_elastic_terms(model);
     detail::add_rigid_terms(top, scene.options.dt,
                             scene.static_solve ? 1 : detail::control_steps(top, scene.steps),
-                            *model);
-    add_loads(top, gravity, scene.static_solve ? 1 : scene.steps, *model);
+                            model);
+    add_loads(top, gravity, scene.static_solve ? 1 : scene.steps, model);
   }
-  if (alpha > 0 || beta > 0) add_damping(*model, alpha, beta);
-  read_boundary(top, *model);
-  detail::read_contact(top, *model);
-  if (!creature && detail::is_robot_problem(top)) detail::read_robot_problem(top, scene, model);
-  scene.model = std::move(model);
+  if (alpha > 0 || beta > 0) add_damping(model, alpha, beta);
+  read_boundary(top, model);
+  detail::read_contact(top, model);
+  if (!creature && detail::is_robot_problem(top))
+    control_problem = detail::read_robot_problem(top, scene, model);
+  scene.model = builder.finalize();
+  if (control_problem) detail::finish_control_problem(top, scene, std::move(control_problem));
 
   // What softgrad grad needs: the initial state, the loss, the parameters.
   detail::read_initial(top, scene);
