@@ -7,6 +7,7 @@
 #include <chrono>
 #include <sstream>
 
+#include "../rigid/spin_velocity.hpp"
 #include "softgrad/errors.hpp"
 #include "softgrad/log.hpp"
 #include "step_linearization.hpp"
@@ -84,12 +85,7 @@ Eigen::Vector3d rigid_velocity_gradient(const Model& model, const ParameterSet::
                                         const Eigen::VectorXd& x0, const Eigen::VectorXd& vbar0) {
   const RigidBody& body = model.rigid_bodies[b.body];
   if (!b.angular) return vbar0.segment<3>(body.dof(0));
-  Eigen::Vector3d g = Eigen::Vector3d::Zero();
-  for (int j = 0; j < 3; ++j) {
-    const int a = body.dof(3 + 3 * j);
-    g += Eigen::Vector3d(x0.segment<3>(a)).cross(Eigen::Vector3d(vbar0.segment<3>(a)));
-  }
-  return g;
+  return spin_velocity_pull_back(body, x0, vbar0);
 }
 
 /// With x0 selected too, a_i' = omega x a_i(x0) moves with x0: dL/da_i gains
@@ -102,10 +98,7 @@ void add_spin_coupling(const Model& model, const ParameterSet& params, const Sta
       if (b.source != ParameterSet::Source::RigidVelocity || !b.angular) continue;
       const RigidBody& body = model.rigid_bodies[b.body];
       const Eigen::Vector3d omega = body.angular_velocity(initial.x, initial.v);
-      for (int j = 0; j < 3; ++j) {
-        const int a = body.dof(3 + 3 * j);
-        grad.segment<3>(x0.offset + a) += Eigen::Vector3d(vbar0.segment<3>(a)).cross(omega);
-      }
+      spin_velocity_pull_back_positions(body, omega, vbar0, x0.offset, grad);
     }
   }
 }

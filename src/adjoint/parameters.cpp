@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <sstream>
 
+#include "../rigid/spin_velocity.hpp"
 #include "softgrad/errors.hpp"
 
 namespace softgrad {
@@ -125,8 +126,7 @@ void write_rigid_velocity(const Model& model, const Block& b, const Eigen::Vecto
     s.v.segment<3>(body.dof(0)) = values;
     return;
   }
-  for (int j = 0; j < 3; ++j)
-    s.v.segment<3>(body.dof(3 + 3 * j)) = values.cross(s.x.segment<3>(body.dof(3 + 3 * j)));
+  write_spin_velocity(body, values, s.x, s.v);
 }
 
 /// Writes every block but the rigid velocities (see ParameterSet::set).

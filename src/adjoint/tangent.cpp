@@ -5,6 +5,7 @@
 #include <Eigen/Geometry>
 #include <chrono>
 
+#include "../rigid/spin_velocity.hpp"
 #include "softgrad/adjoint.hpp"
 #include "softgrad/errors.hpp"
 #include "step_linearization.hpp"
@@ -58,8 +59,7 @@ void initial_sensitivities(const Model& model, const ParameterSet& params,
       W(body.dof(d.index), j) = 1.0;
       continue;
     }
-    for (int i = 0; i < 3; ++i)
-      W.block<3, 1>(body.dof(3 + 3 * i), j) = e.cross(initial.x.segment<3>(body.dof(3 + 3 * i)));
+    spin_velocity_push_forward(body, e, initial.x, W, static_cast<int>(j));
   }
   for (const auto& x0 : params.blocks()) {
     if (x0.source != ParameterSet::Source::InitialPosition) continue;
@@ -67,11 +67,7 @@ void initial_sensitivities(const Model& model, const ParameterSet& params,
       if (b.source != ParameterSet::Source::RigidVelocity || !b.angular) continue;
       const RigidBody& body = model.rigid_bodies[b.body];
       const Eigen::Vector3d omega = body.angular_velocity(initial.x, initial.v);
-      for (int i = 0; i < 3; ++i)
-        for (int k = 0; k < 3; ++k) {
-          const int a = body.dof(3 + 3 * i);
-          W.block<3, 1>(a, x0.offset + a + k) += omega.cross(Eigen::Vector3d::Unit(k));
-        }
+      spin_velocity_push_forward_positions(body, omega, x0.offset, W);
     }
   }
 }

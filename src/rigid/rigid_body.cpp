@@ -13,6 +13,7 @@
 #include "rigidity_term.hpp"
 #include "softgrad/errors.hpp"
 #include "softgrad/model.hpp"
+#include "spin_velocity.hpp"
 
 namespace softgrad {
 namespace {
@@ -88,8 +89,7 @@ void set_rigid_velocity(const Model& model, int b, const Eigen::Vector3d& veloci
                         Eigen::VectorXd& v) {
   const RigidBody& body = model.rigid_bodies.at(b);
   v.segment<3>(body.dof(0)) = velocity;
-  for (int j = 0; j < 3; ++j)
-    v.segment<3>(body.dof(3 + 3 * j)) = angular_velocity.cross(x.segment<3>(body.dof(3 + 3 * j)));
+  write_spin_velocity(body, angular_velocity, x, v);
 }
 
 int find_rigid_body(const Model& model, const std::string& name) {
