@@ -12,7 +12,6 @@
 """
 
 import argparse
-import json
 import os
 import sys
 import time
@@ -21,7 +20,10 @@ import softgrad
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "examples", "python"))
-import biped_bptt  # noqa: E402
+import biped_bptt  # noqa: E402  (examples/python's, found first)
+
+sys.path.append(os.path.dirname(os.path.abspath(__file__)))
+from machine_info import write_result  # noqa: E402
 
 
 def steps_to(rows, reward):
@@ -85,9 +87,7 @@ def main(argv=None):
             1 for s in seeds if s["ppo_over_bptt_steps"] is not None
             and s["ppo_over_bptt_steps"] >= 10),
     }
-    os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
-    with open(args.out, "w") as f:
-        json.dump(result, f, indent=1)
+    write_result(args.out, result)
     print(f"PPO: {ppo_best:.4f} m after {ppo_steps} steps; BPTT reaches it 10x sooner with "
           f"{result['seeds_reaching_ppo_best_10x_sooner']} of {len(seeds)} seeds; {args.out}")
     return result

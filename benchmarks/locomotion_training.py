@@ -17,11 +17,14 @@ import json
 import os
 import re
 import subprocess
+import sys
 import tempfile
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
+sys.path.insert(0, HERE)
+from machine_info import write_result  # noqa: E402
 
 # (scene, Adam iterations; None: the scene's own)
 TRAINING_RUNS = [("quadruped_2d", 40), ("quadruped_3d", None)]
@@ -76,9 +79,7 @@ def main(argv=None):
         runs = [train(exe, scene, iterations, tmp) for scene, iterations in TRAINING_RUNS]
     result = {"what": __doc__.split("\n\n")[0], "training": runs,
               "dt_study": dt_study(os.path.join(args.build, "examples", "locomotion"))}
-    os.makedirs(os.path.dirname(args.out), exist_ok=True)
-    with open(args.out, "w") as f:
-        json.dump(result, f, indent=1)
+    write_result(args.out, result)
     for r in runs:
         print(f"{r['scene']}: {r['initial_reward_m']:.4f} -> {r['best_reward_m']:.4f} m in "
               f"{r['total_iterations']} iterations, {r['simulated_steps']} steps, "
