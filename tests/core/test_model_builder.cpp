@@ -15,23 +15,13 @@
 #include "softgrad/mesh_generators.hpp"
 #include "softgrad/model.hpp"
 #include "softgrad/scene.hpp"
+#include "support/input_error.hpp"
 
 namespace softgrad::test {
 namespace {
 
 static_assert(std::is_same_v<decltype(ModelBuilder().finalize()), std::shared_ptr<const Model>>);
 static_assert(std::is_same_v<decltype(Creature::model), std::shared_ptr<const Model>>);
-
-/// An InputError's message from `f`, or "" if it threw none.
-template <class F>
-std::string input_error(F&& f) {
-  try {
-    f();
-  } catch (const InputError& e) {
-    return e.what();
-  }
-  return "";
-}
 
 void add_square(Model& m) {
   const auto material = find_material("neo_hookean");
@@ -51,15 +41,15 @@ TEST_CASE("model_builder: finalize hands over the model it built, once") {
   CHECK(model->terms.front()->name() == "inertia");
   CHECK(model->find_term("elastic:square") == 1);
   // The builder holds nothing more: writing through it again is refused by name.
-  CHECK(input_error([&] { builder.model(); }).find("already finalized") != std::string::npos);
-  CHECK(input_error([&] { builder.finalize(); }).find("already finalized") != std::string::npos);
+  CHECK(input_error_of([&] { builder.model(); }).find("already finalized") != std::string::npos);
+  CHECK(input_error_of([&] { builder.finalize(); }).find("already finalized") != std::string::npos);
 }
 
 TEST_CASE("model_builder: an empty model and a dimension other than 2 or 3 are refused") {
   ModelBuilder empty(3);
-  CHECK(input_error([&] { empty.finalize(); }) == "the model has no body and no rigid body");
-  CHECK(input_error([] { ModelBuilder four(4); }) == "a model is 2D or 3D, not 4D");
-  CHECK(input_error([] { ModelBuilder one(1); }) == "a model is 2D or 3D, not 1D");
+  CHECK(input_error_of([&] { empty.finalize(); }) == "the model has no body and no rigid body");
+  CHECK(input_error_of([] { ModelBuilder four(4); }) == "a model is 2D or 3D, not 4D");
+  CHECK(input_error_of([] { ModelBuilder one(1); }) == "a model is 2D or 3D, not 1D");
 }
 
 TEST_CASE("model_builder: a creature draft takes additions before it is finalized") {
@@ -84,10 +74,10 @@ TEST_CASE("model_builder: a creature draft takes additions before it is finalize
 TEST_CASE("model_builder: a creature needs an empty builder of its dimension") {
   ModelBuilder used(2);
   add_square(used.model());
-  CHECK(input_error([&] { make_biped_2d(used); }) ==
+  CHECK(input_error_of([&] { make_biped_2d(used); }) ==
         "creature: the creature needs an empty 2D model builder");
   ModelBuilder flat(2);
-  CHECK(input_error([&] { make_worm_3d(flat, 3); }) ==
+  CHECK(input_error_of([&] { make_worm_3d(flat, 3); }) ==
         "worm_3d: the creature needs an empty 3D model builder");
   // The builder a generator refused is untouched.
   CHECK(flat.model().n_verts == 0);

@@ -13,6 +13,7 @@
 #include "softgrad/errors.hpp"
 #include "softgrad/log.hpp"
 #include "softgrad/mesh.hpp"
+#include "support/input_error.hpp"
 #include "support/text.hpp"
 
 namespace softgrad::test {
@@ -92,17 +93,6 @@ class LogCapture {
 }  // namespace softgrad::test
 
 namespace softgrad::test {
-
-/// The message of the InputError that `f()` throws, or "" if it throws none.
-template <class F>
-std::string input_error_of(F&& f) {
-  try {
-    f();
-  } catch (const InputError& e) {
-    return e.what();
-  }
-  return "";
-}
 
 /// True if every element has positive measure.
 inline bool all_positive(const Mesh& m) {
