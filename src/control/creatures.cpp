@@ -7,7 +7,6 @@
 #include <functional>
 #include <map>
 #include <sstream>
-#include <type_traits>
 
 #include "softgrad/contact.hpp"
 #include "softgrad/errors.hpp"
@@ -18,13 +17,9 @@ namespace softgrad {
 namespace {
 
 /// The creature a generator wrote into `builder`, with the builder's model finalized.
-template <class Made>
-Made finalized(ModelBuilder& builder, Made made) {
-  if constexpr (std::is_same_v<Made, TendonColumn>)
-    made.creature.model = builder.finalize();
-  else
-    made.model = builder.finalize();
-  return made;
+Creature finalized(ModelBuilder& builder, Creature c) {
+  c.model = builder.finalize();
+  return c;
 }
 
 /// The empty model of a builder a generator writes into.
@@ -334,7 +329,9 @@ Creature make_worm_3d(ModelBuilder& builder, int segments, const Creature3dOptio
 
 TendonColumn make_tendon_column(int levels, const Creature3dOptions& o) {
   ModelBuilder builder(3);
-  return finalized(builder, make_tendon_column(builder, levels, o));
+  TendonColumn t = make_tendon_column(builder, levels, o);
+  t.creature.model = builder.finalize();
+  return t;
 }
 
 TendonColumn make_tendon_column(ModelBuilder& builder, int levels, const Creature3dOptions& o) {
